@@ -1,0 +1,1 @@
+//! (4) Kinematics forward pass, inverse dynamics backward pass, the DAE residual.

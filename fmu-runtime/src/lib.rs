@@ -1,0 +1,18 @@
+//! fmu3d's engine: a 3D mechanical assembly as a DAE solved by SUNDIALS IDA.
+//!
+//! The data flow, one module per stage:
+//!
+//! 1. [`model`]: the model file → a typed, evaluated [`model::ModelSpec`].
+//! 2. [`scene`]: Object3D arena, joints and force elements.
+//! 3. [`assembly`]: super-objects (rigidly attached objects merged, by the augmented depth-first
+//!    search), the spanning tree of joints, the state layout.
+//! 4. [`dynamics`]: the DAE residual f(ẏ, y, t) by a forward kinematics pass and a backward
+//!    inverse-dynamics pass, O(n) in the number of bodies.
+//! 5. [`ida`]: SUNDIALS IDA behind a safe API.
+//! 6. [`simulation`]: model → scene → assembly → DAE → IDA; stepping to a time.
+
+pub mod assembly;
+pub mod dynamics;
+pub mod ida;
+pub mod model;
+pub mod scene;

@@ -1,0 +1,239 @@
+//! The typed, fully evaluated model: what a model file means once parameters are substituted,
+//! sub-assemblies expanded, loops unrolled and units converted to SI.
+//!
+//! This is the contract between the model-file front end (`model::load`) and the scene builder
+//! (`scene::Scene::from_spec`). Every number here is in SI units; every rotation is a unit
+//! quaternion that maps vectors from the child frame into the parent frame; every name is the full
+//! dotted name the user sees (`bar1.obj2`, `link[3]`).
+
+use nalgebra::{Matrix3, UnitQuaternion, Vector3};
+
+/// A place in a model file, 1-based, for error messages that point at the user's text.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Location {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// The whole model after evaluation.
+#[derive(Debug, Clone)]
+pub struct ModelSpec {
+    /// `model NAME` of the file: the FMU's model name and default file name.
+    pub name: String,
+    /// The model's description string, if any.
+    pub description: Option<String>,
+    /// Every parameter, top-level ones by their name and those of sub-assembly instances by their
+    /// dotted name (`bar1.Lx`), in file order, with the value used for this evaluation.
+    pub parameters: Vec<ParameterSpec>,
+    pub gravity: GravitySpec,
+    pub experiment: ExperimentSpec,
+    /// Every object except the world, in file order (after expansion). Parents may come after
+    /// their children in this list; the scene builder orders them.
+    pub objects: Vec<ObjectSpec>,
+    /// Every joint, in file order (after expansion).
+    pub joints: Vec<JointSpec>,
+    /// Point-to-point force elements between two object frames.
+    pub forces: Vec<ForceSpec>,
+}
+
+/// The name of the implicit root object that every tree hangs from.
+pub const WORLD: &str = "world";
+
+#[derive(Debug, Clone)]
+pub struct ParameterSpec {
+    pub name: String,
+    /// Value in SI units.
+    pub value: f64,
+    /// The SI unit of the value as written in Modelica style (`m`, `rad`, `kg.m2`), or empty
+    /// when the parameter was written without a unit (a pure number).
+    pub unit: String,
+    pub description: Option<String>,
+    /// True when the parameter decides the structure of the model (a loop count, a repetition
+    /// count): changing it changes the list of objects, so an FMU cannot change it after build.
+    pub structural: bool,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum GravitySpec {
+    /// No gravity at all.
+    None,
+    /// Uniform field: acceleration vector in world coordinates [m/s2].
+    Uniform { acceleration: Vector3<f64> },
+    /// Point gravity of a central mass at `center` (world) with gravitational parameter `mu`
+    /// [m3/s2]: g(r) = -mu * (r - center) / |r - center|^3.
+    Point { center: Vector3<f64>, mu: f64 },
+}
+
+impl Default for GravitySpec {
+    fn default() -> Self {
+        GravitySpec::Uniform { acceleration: Vector3::new(0.0, -9.81, 0.0) }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExperimentSpec {
+    pub start_time: f64,
+    pub stop_time: f64,
+    /// Output (communication) interval [s].
+    pub interval: f64,
+    /// Relative tolerance of the integrator.
+    pub tolerance: f64,
+}
+
+impl Default for ExperimentSpec {
+    fn default() -> Self {
+        ExperimentSpec { start_time: 0.0, stop_time: 1.0, interval: 0.01, tolerance: 1e-6 }
+    }
+}
+
+/// One Object3D: a frame with optional components. It is either rigidly attached to a parent
+/// object (`parent` set, placed by `position` and `rotation`), or it stands alone and is placed
+/// by the joint whose `to` it is. Rigid attachments are symmetric for the engine: a group of
+/// rigidly attached objects is one body whichever of them a joint connects to.
+#[derive(Debug, Clone)]
+pub struct ObjectSpec {
+    pub name: String,
+    /// The full name of the object this one is rigidly attached to (`WORLD` for the world), or
+    /// `None` when a joint places it.
+    pub parent: Option<String>,
+    /// Position of this frame's origin relative to the parent frame, in parent coordinates [m].
+    /// Ignored when `parent` is `None`.
+    pub position: Vector3<f64>,
+    /// Rotation of this frame relative to the parent (maps this frame's coordinates into the
+    /// parent's). Ignored when `parent` is `None`.
+    pub rotation: UnitQuaternion<f64>,
+    pub shape: Option<ShapeSpec>,
+    pub visual: Option<VisualSpec>,
+    pub mass: Option<MassSpec>,
+    /// Report this frame's position, velocity and orientation as outputs.
+    pub output: bool,
+    pub location: Location,
+}
+
+/// What a drive on the joint's flange supplies (design brief, "flange mode").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlangeMode {
+    /// Nothing drives the joint; its coordinates are outputs.
+    #[default]
+    Passive,
+    /// The torque (force) is an input.
+    Force,
+    /// Position, speed and acceleration are inputs; the torque (force) is an output.
+    Motion,
+}
+
+/// A joint between two object frames: `to` moves relative to `from`. At zero joint coordinates
+/// the two frames coincide (a free joint starts at `position`/`rotation` instead).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointSpec {
+    /// The joint's full name: the prefix of its FMU variables (`rev1.phi`).
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub kind: JointKind,
+    /// May the bodies on either side of the joint collide with each other (default false).
+    pub can_collide: bool,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum JointKind {
+    /// Rotation by `phi` about `axis` (unit vector in `from` coordinates).
+    Revolute {
+        axis: Vector3<f64>,
+        /// Start angle [rad] and angular velocity [rad/s].
+        phi: f64,
+        w: f64,
+        flange: FlangeMode,
+        /// Linear rotational spring: stiffness [N.m/rad] and unstretched angle [rad].
+        spring: Option<(f64, f64)>,
+        /// Linear rotational damper [N.m.s/rad].
+        damper: Option<f64>,
+    },
+    /// Translation by `s` along `axis` (unit vector in `from` coordinates).
+    Prismatic {
+        axis: Vector3<f64>,
+        /// Start position [m] and velocity [m/s].
+        s: f64,
+        v: f64,
+        flange: FlangeMode,
+        /// Linear spring: stiffness [N/m] and unstretched position [m].
+        spring: Option<(f64, f64)>,
+        /// Linear damper [N.s/m].
+        damper: Option<f64>,
+    },
+    /// Six degrees of freedom of `to` relative to `from` (which must be rigidly attached to the
+    /// world).
+    Free {
+        /// Start position of `to` in `from` coordinates [m].
+        position: Vector3<f64>,
+        /// Start orientation of `to` relative to `from`.
+        rotation: UnitQuaternion<f64>,
+        /// Start velocity of the origin of `to`, in `from` coordinates [m/s].
+        v: Vector3<f64>,
+        /// Start angular velocity of `to`, in `to` coordinates [rad/s].
+        w: Vector3<f64>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShapeSpec {
+    Sphere { diameter: f64 },
+    /// Edge lengths along the object's x, y, z axes [m].
+    Box { lengths: Vector3<f64> },
+    /// Axis along the object's z axis.
+    Cylinder { diameter: f64, length: f64 },
+    /// Axis along z; `length` is the length of the cylindrical part (without the end caps).
+    Capsule { diameter: f64, length: f64 },
+    /// Axis along z, base at z = 0, apex at z = length.
+    Cone { diameter: f64, length: f64 },
+    /// Full axis lengths along x, y, z [m].
+    Ellipsoid { lengths: Vector3<f64> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VisualSpec {
+    /// RGB, each 0..=255.
+    pub color: [u8; 3],
+    /// 0 = opaque, 1 = invisible.
+    pub transparency: f64,
+}
+
+/// Mass properties of one object, in its own frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MassSpec {
+    /// [kg]
+    pub mass: f64,
+    /// Center of mass in the object's frame [m].
+    pub center_of_mass: Vector3<f64>,
+    /// Inertia tensor about the center of mass, in the object's frame [kg.m2].
+    pub inertia: Matrix3<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ForceKind {
+    /// Linear spring: stiffness [N/m], unstretched length [m].
+    Spring { stiffness: f64, length: f64 },
+    /// Linear damper [N.s/m] on the relative speed along the line.
+    Damper { damping: f64 },
+    /// Spring and damper in parallel.
+    SpringDamper { stiffness: f64, length: f64, damping: f64 },
+}
+
+/// A force element acting along the line between the origins of two object frames.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForceSpec {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub kind: ForceKind,
+    pub location: Location,
+}
