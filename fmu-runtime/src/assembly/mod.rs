@@ -1,1 +1,12 @@
-//! (3) Super-objects by the augmented depth-first search, and the state layout.
+//! (3) From a scene to a mechanism the dynamics can evaluate: super-objects (seed 000 §4), the
+//! spanning tree of joints, merged mass properties, the state layout and the variable table.
+
+mod mass;
+mod state;
+mod super_objects;
+mod variables;
+
+pub use mass::MergedMass;
+pub use state::{JointStates, StateLayout};
+pub use super_objects::{Assembly, Member, SuperObject, TreeJoint, TreeJointKind};
+pub use variables::{Causality, FrameQuantity, Variability, Variable, VariableKind, VariableTable};

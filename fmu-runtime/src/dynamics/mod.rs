@@ -1,1 +1,16 @@
-//! (4) Kinematics forward pass, inverse dynamics backward pass, the DAE residual.
+//! (4) The DAE residual f(ẏ, y, t) of the mechanism: a forward kinematics pass and a backward
+//! inverse-dynamics pass, O(n) in the number of bodies; consistent start derivatives; the
+//! evaluation of output frames at communication points.
+
+mod initial;
+mod kinematics;
+mod mechanism;
+mod residual;
+
+pub use initial::{consistent_derivatives, SingularMassMatrix};
+pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
+pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
+pub use residual::{quaternion_rate, residual, FlangeInputs, Workspace};
+
+#[cfg(test)]
+mod tests;

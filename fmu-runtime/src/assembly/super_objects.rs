@@ -1,0 +1,262 @@
+//! Super-objects by the augmented depth-first search of seed 000 §4.2.2.
+//!
+//! A buffer holds the root object of every super-object found so far; its index is the
+//! super-object's index. For each buffer entry a depth-first search over rigid attachments (in
+//! both directions: a rigid group is one body whichever of its objects a joint reaches) collects
+//! the members and their poses in the root frame. A joint met on the way whose other end is not
+//! yet assigned pushes that end onto the buffer as the root of a new super-object, connected by
+//! this joint (the tree joint of the new super-object). The result is in depth-first order: every
+//! super-object comes after its parent, so a forward loop computes kinematics and a backward
+//! loop sums forces.
+
+use super::mass::MergedMass;
+use crate::model::JointKind;
+use crate::scene::{JointHandle, ObjectHandle, Scene, SceneError};
+use nalgebra::{Isometry3, Vector3};
+
+/// One object of a super-object and its fixed pose in the super-object's root frame.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub object: ObjectHandle,
+    pub pose: Isometry3<f64>,
+}
+
+/// How a super-object moves relative to its parent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TreeJointKind {
+    /// Rotation about `axis` (unit vector in the joint's parent-side frame; the sign is flipped
+    /// when the joint is traversed from its `to` end to its `from` end).
+    Revolute { axis: Vector3<f64> },
+    /// Translation along `axis` (same convention).
+    Prismatic { axis: Vector3<f64> },
+    /// Six degrees of freedom relative to a world-fixed frame.
+    Free,
+}
+
+/// The joint that connects a super-object to its parent in the spanning tree.
+#[derive(Debug, Clone)]
+pub struct TreeJoint {
+    pub joint: JointHandle,
+    pub kind: TreeJointKind,
+    /// The parent-side joint frame, in the parent super-object's root frame. The child's root
+    /// frame is this frame moved by the joint's coordinates.
+    pub frame_a: Isometry3<f64>,
+    /// True when the search reached the joint from its `to` end: the child is the user's `from`.
+    pub reversed: bool,
+}
+
+/// A group of rigidly attached objects: one rigid body of the mechanism.
+#[derive(Debug, Clone)]
+pub struct SuperObject {
+    /// The object whose frame is the body frame (the world, or the object a joint reached).
+    pub root: ObjectHandle,
+    /// All objects of the group in depth-first order, the root first.
+    pub members: Vec<Member>,
+    /// Index of the parent super-object (`None` only for the world, index 0).
+    pub parent: Option<usize>,
+    pub joint: Option<TreeJoint>,
+    pub mass: Option<MergedMass>,
+    /// Super-objects this one must not collide with (seed 000 §4.1.2, rule 2), only the later
+    /// ones: the relation is stored once.
+    pub no_collision_pairs: Vec<usize>,
+    /// Members that carry only visuals: placed at communication points, not in the residual.
+    pub visual_only: Vec<usize>,
+}
+
+/// The mechanism as the dynamics sees it: super-objects in depth-first order.
+#[derive(Debug, Clone)]
+pub struct Assembly {
+    pub super_objects: Vec<SuperObject>,
+    /// For each object of the scene: its super-object and its pose in that super-object's frame.
+    pub placement: Vec<(usize, Isometry3<f64>)>,
+}
+
+impl Assembly {
+    /// Runs the augmented depth-first search over the scene.
+    pub fn build(scene: &Scene) -> Result<Assembly, SceneError> {
+        let n = scene.objects.len();
+        // Rigid attachments in both directions: (neighbour, neighbour's pose in this frame).
+        let mut rigid: Vec<Vec<(ObjectHandle, Isometry3<f64>)>> = vec![Vec::new(); n];
+        for (index, object) in scene.objects.iter().enumerate() {
+            if let Some((parent, placement)) = object.parent {
+                rigid[parent.0].push((ObjectHandle(index), placement));
+                rigid[index].push((parent, placement.inverse()));
+            }
+        }
+        let mut joints_at: Vec<Vec<JointHandle>> = vec![Vec::new(); n];
+        for (index, joint) in scene.joints.iter().enumerate() {
+            joints_at[joint.from.0].push(JointHandle(index));
+            joints_at[joint.to.0].push(JointHandle(index));
+        }
+
+        let mut assigned: Vec<Option<usize>> = vec![None; n];
+        let mut joint_used = vec![false; scene.joints.len()];
+        let mut buffer: Vec<(ObjectHandle, Option<usize>, Option<TreeJoint>)> =
+            vec![(Scene::WORLD, None, None)];
+        assigned[Scene::WORLD.0] = Some(0);
+        let mut super_objects = Vec::new();
+        let mut placement = vec![(0, Isometry3::identity()); n];
+
+        let mut act = 0;
+        while act < buffer.len() {
+            let (root, parent, joint) = buffer[act].clone();
+            let mut members = Vec::new();
+            let mut no_collision_pairs = Vec::new();
+            let mut stack = vec![(root, Isometry3::identity())];
+            while let Some((object, pose)) = stack.pop() {
+                members.push(Member { object, pose });
+                placement[object.0] = (act, pose);
+                for &(neighbour, relative) in &rigid[object.0] {
+                    match assigned[neighbour.0] {
+                        None => {
+                            assigned[neighbour.0] = Some(act);
+                            stack.push((neighbour, pose * relative));
+                        }
+                        Some(k) if k == act => {}
+                        Some(_) => {
+                            return Err(loop_error(scene, neighbour));
+                        }
+                    }
+                }
+                for &handle in &joints_at[object.0] {
+                    if joint_used[handle.0] {
+                        continue;
+                    }
+                    joint_used[handle.0] = true;
+                    let joint = &scene.joints[handle.0];
+                    let reversed = joint.to == object;
+                    let other = if reversed { joint.from } else { joint.to };
+                    if assigned[other.0].is_some() {
+                        return Err(SceneError::new(
+                            &joint.spec.location,
+                            format!(
+                                "joint `{}` closes a kinematic loop; loops are not supported yet \
+                                 (remove the joint or make the mechanism a tree)",
+                                joint.spec.name
+                            ),
+                        ));
+                    }
+                    let kind = match &joint.spec.kind {
+                        JointKind::Revolute { axis, .. } => TreeJointKind::Revolute {
+                            axis: signed_axis(axis, reversed),
+                        },
+                        JointKind::Prismatic { axis, .. } => TreeJointKind::Prismatic {
+                            axis: signed_axis(axis, reversed),
+                        },
+                        JointKind::Free { .. } => {
+                            if reversed || act != 0 {
+                                return Err(SceneError::new(
+                                    &joint.spec.location,
+                                    format!(
+                                        "free joint `{}`: `from` must be the world or an object \
+                                         rigidly attached to it, and `to` the moving body",
+                                        joint.spec.name
+                                    ),
+                                ));
+                            }
+                            TreeJointKind::Free
+                        }
+                    };
+                    let index = buffer.len();
+                    assigned[other.0] = Some(index);
+                    if !joint.spec.can_collide {
+                        no_collision_pairs.push(index);
+                    }
+                    buffer.push((
+                        other,
+                        Some(act),
+                        Some(TreeJoint { joint: handle, kind, frame_a: pose, reversed }),
+                    ));
+                }
+            }
+            let mass = if act == 0 {
+                None
+            } else {
+                MergedMass::merge(members.iter().filter_map(|member| {
+                    scene.object(member.object).mass.as_ref().map(|m| (m, member.pose))
+                }))
+            };
+            let visual_only = members
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| scene.object(m.object).is_visual_only())
+                .map(|(i, _)| i)
+                .collect();
+            super_objects.push(SuperObject {
+                root,
+                members,
+                parent,
+                joint,
+                mass,
+                no_collision_pairs,
+                visual_only,
+            });
+            act += 1;
+        }
+
+        if let Some(index) = assigned.iter().position(Option::is_none) {
+            let object = &scene.objects[index];
+            return Err(SceneError::new(
+                &object.location,
+                format!(
+                    "object `{}` is not connected to the world: give it (or an object it is \
+                     attached to) a `parent`, or make it an end of a joint",
+                    object.name
+                ),
+            ));
+        }
+        let assembly = Assembly { super_objects, placement };
+        assembly.check_every_joint_moves_mass(scene)?;
+        Ok(assembly)
+    }
+
+    /// A joint whose whole subtree has no mass makes the mass matrix singular.
+    fn check_every_joint_moves_mass(&self, scene: &Scene) -> Result<(), SceneError> {
+        let mut subtree_mass: Vec<f64> = self
+            .super_objects
+            .iter()
+            .map(|s| s.mass.as_ref().map_or(0.0, |m| m.mass))
+            .collect();
+        for (index, body) in self.super_objects.iter().enumerate().skip(1).rev() {
+            if let Some(parent) = body.parent {
+                subtree_mass[parent] += subtree_mass[index];
+            }
+            if subtree_mass[index] <= 0.0 {
+                if let Some(tree_joint) = &body.joint {
+                    let joint = &scene.joints[tree_joint.joint.0];
+                    return Err(SceneError::new(
+                        &joint.spec.location,
+                        format!(
+                            "joint `{}` moves `{}` and what hangs from it, which has no mass: \
+                             give one of those objects a `mass`",
+                            joint.spec.name,
+                            scene.object(body.root).name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn signed_axis(axis: &Vector3<f64>, reversed: bool) -> Vector3<f64> {
+    let unit = axis.normalize();
+    if reversed {
+        -unit
+    } else {
+        unit
+    }
+}
+
+fn loop_error(scene: &Scene, object: ObjectHandle) -> SceneError {
+    let object = scene.object(object);
+    SceneError::new(
+        &object.location,
+        format!(
+            "object `{}` is both rigidly attached and moved by a joint: this closes a kinematic \
+             loop, which is not supported yet",
+            object.name
+        ),
+    )
+}

@@ -1,0 +1,186 @@
+//! The variable table: every quantity the model exposes, with its Modelica name, SI unit,
+//! causality and how to compute it. It is the one list that both the simulation's CSV and the
+//! FMU's modelDescription.xml are made from; a variable's value reference is its index.
+
+use super::super_objects::Assembly;
+use crate::model::{FlangeMode, JointKind};
+use crate::scene::{ObjectHandle, Scene};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Causality {
+    Parameter,
+    Input,
+    Output,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variability {
+    /// Set before initialization only.
+    Fixed,
+    Continuous,
+}
+
+/// The quantity of a frame that is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameQuantity {
+    /// Position of the origin in world coordinates [m].
+    Position,
+    /// Velocity of the origin in world coordinates [m/s].
+    Velocity,
+    /// Orientation as Modelica's quaternion `Q` (Q[1:3] = n·sin(φ/2), Q[4] = cos(φ/2)) of the
+    /// rotation that resolves world vectors in the frame (Modelica's `R.T`).
+    Quaternion,
+    /// Angular velocity in world coordinates [rad/s].
+    AngularVelocity,
+}
+
+/// What a variable stands for, and so how its value is read or written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariableKind {
+    /// `scene.parameters[index]`.
+    Parameter(usize),
+    /// Joint coordinate (angle or position) of the super-object with this index.
+    JointPosition(usize),
+    /// Its first derivative.
+    JointSpeed(usize),
+    /// Its second derivative.
+    JointAcceleration(usize),
+    /// The torque (force) the drive applies on the joint's flange.
+    JointForce(usize),
+    Frame { object: ObjectHandle, quantity: FrameQuantity, component: usize },
+}
+
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub description: String,
+    /// Modelica unit string, empty for dimensionless.
+    pub unit: String,
+    pub causality: Causality,
+    pub variability: Variability,
+    pub kind: VariableKind,
+    /// Start value for parameters and inputs.
+    pub start: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct VariableTable {
+    pub variables: Vec<Variable>,
+}
+
+impl VariableTable {
+    pub fn new(scene: &Scene, assembly: &Assembly) -> VariableTable {
+        let mut variables = Vec::new();
+        for (index, parameter) in scene.parameters.iter().enumerate() {
+            variables.push(Variable {
+                name: parameter.name.clone(),
+                description: parameter.description.clone().unwrap_or_default(),
+                unit: parameter.unit.clone(),
+                causality: Causality::Parameter,
+                variability: Variability::Fixed,
+                kind: VariableKind::Parameter(index),
+                start: Some(parameter.value),
+            });
+        }
+        // Joints in the order the user declared them.
+        let mut body_of_joint = vec![None; scene.joints.len()];
+        for (body, so) in assembly.super_objects.iter().enumerate() {
+            if let Some(tree_joint) = &so.joint {
+                body_of_joint[tree_joint.joint.0] = Some(body);
+            }
+        }
+        for (joint, body) in scene.joints.iter().zip(body_of_joint) {
+            let Some(body) = body else { continue };
+            let name = &joint.spec.name;
+            let (symbols, units, start, flange) = match &joint.spec.kind {
+                JointKind::Revolute { phi, w, flange, .. } => (
+                    ["phi", "w", "a", "tau"],
+                    ["rad", "rad/s", "rad/s2", "N.m"],
+                    [*phi, *w, 0.0, 0.0],
+                    *flange,
+                ),
+                JointKind::Prismatic { s, v, flange, .. } => (
+                    ["s", "v", "a", "f"],
+                    ["m", "m/s", "m/s2", "N"],
+                    [*s, *v, 0.0, 0.0],
+                    *flange,
+                ),
+                JointKind::Free { .. } => continue,
+            };
+            let descriptions = [
+                "joint coordinate",
+                "first derivative of the joint coordinate",
+                "second derivative of the joint coordinate",
+                "torque (force) of the drive on the joint's flange",
+            ];
+            let kinds = [
+                VariableKind::JointPosition(body),
+                VariableKind::JointSpeed(body),
+                VariableKind::JointAcceleration(body),
+                VariableKind::JointForce(body),
+            ];
+            // Which of phi, w, a, tau exist, and as what (design brief, flange modes).
+            let roles: [Option<Causality>; 4] = match flange {
+                FlangeMode::Passive => [Some(Causality::Output), Some(Causality::Output), None, None],
+                FlangeMode::Force => [
+                    Some(Causality::Output),
+                    Some(Causality::Output),
+                    Some(Causality::Output),
+                    Some(Causality::Input),
+                ],
+                FlangeMode::Motion => [
+                    Some(Causality::Input),
+                    Some(Causality::Input),
+                    Some(Causality::Input),
+                    Some(Causality::Output),
+                ],
+            };
+            for i in 0..4 {
+                let Some(causality) = roles[i] else { continue };
+                variables.push(Variable {
+                    name: format!("{name}.{}", symbols[i]),
+                    description: descriptions[i].to_string(),
+                    unit: units[i].to_string(),
+                    causality,
+                    variability: Variability::Continuous,
+                    kind: kinds[i],
+                    start: (causality == Causality::Input).then_some(start[i]),
+                });
+            }
+        }
+        for (index, object) in scene.objects.iter().enumerate() {
+            if !object.output {
+                continue;
+            }
+            let frame = [
+                (FrameQuantity::Position, "r", 3, "m", "position of the frame's origin in world coordinates"),
+                (FrameQuantity::Velocity, "v", 3, "m/s", "velocity of the frame's origin in world coordinates"),
+                (FrameQuantity::Quaternion, "Q", 4, "1", "orientation quaternion (Modelica convention: resolves world vectors in the frame; Q[4] is the real part)"),
+                (FrameQuantity::AngularVelocity, "w", 3, "rad/s", "angular velocity of the frame in world coordinates"),
+            ];
+            for (quantity, symbol, count, unit, description) in frame {
+                for component in 0..count {
+                    variables.push(Variable {
+                        name: format!("{}.{symbol}[{}]", object.name, component + 1),
+                        description: description.to_string(),
+                        unit: if unit == "1" { String::new() } else { unit.to_string() },
+                        causality: Causality::Output,
+                        variability: Variability::Continuous,
+                        kind: VariableKind::Frame { object: ObjectHandle(index), quantity, component },
+                        start: None,
+                    });
+                }
+            }
+        }
+        VariableTable { variables }
+    }
+
+    pub fn outputs(&self) -> impl Iterator<Item = (usize, &Variable)> {
+        self.variables.iter().enumerate().filter(|(_, v)| v.causality == Causality::Output)
+    }
+
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.variables.iter().position(|v| v.name == name)
+    }
+}

@@ -1,0 +1,208 @@
+//! The mechanism in the form the residual evaluates: one entry per super-object with everything
+//! it needs precomputed (merged mass, joint frame, state indices), and force elements resolved
+//! to points on bodies.
+
+use crate::assembly::{Assembly, JointStates, StateLayout, TreeJointKind};
+use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind};
+use crate::scene::Scene;
+use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3};
+
+/// How a body moves relative to its parent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Motion {
+    /// About a unit axis in the parent-side joint frame.
+    Revolute(Vector3<f64>),
+    /// Along a unit axis in the parent-side joint frame.
+    Prismatic(Vector3<f64>),
+    /// Six degrees of freedom relative to a world-fixed frame.
+    Free,
+}
+
+/// Start values of a joint's coordinates, as the user gave them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JointStart {
+    Scalar { q: f64, qd: f64 },
+    Free {
+        position: Vector3<f64>,
+        rotation: UnitQuaternion<f64>,
+        velocity: Vector3<f64>,
+        angular_velocity: Vector3<f64>,
+    },
+}
+
+/// The joint that connects a body to its parent.
+#[derive(Debug, Clone)]
+pub struct BodyJoint {
+    /// The joint's name as the user wrote it (for messages).
+    pub name: String,
+    pub motion: Motion,
+    /// The parent-side joint frame in the parent's body frame.
+    pub frame_a: Isometry3<f64>,
+    /// Where its coordinates are in y; `None` when the motion is prescribed (motion-driven).
+    pub states: Option<JointStates>,
+    pub flange: FlangeMode,
+    /// Stiffness and unstretched coordinate of a joint spring.
+    pub spring: Option<(f64, f64)>,
+    pub damper: Option<f64>,
+    pub start: JointStart,
+}
+
+/// A rigid body: one super-object.
+#[derive(Debug, Clone)]
+pub struct Body {
+    pub name: String,
+    pub parent: usize,
+    /// `None` only for the world (index 0).
+    pub joint: Option<BodyJoint>,
+    pub mass: f64,
+    /// Center of mass in the body frame.
+    pub center: Vector3<f64>,
+    /// Inertia about the center of mass, body axes.
+    pub inertia: Matrix3<f64>,
+}
+
+/// A force element acting between two points on two bodies.
+#[derive(Debug, Clone)]
+pub struct ForceLink {
+    pub name: String,
+    pub body_a: usize,
+    pub point_a: Vector3<f64>,
+    pub body_b: usize,
+    pub point_b: Vector3<f64>,
+    pub kind: ForceKind,
+}
+
+/// Everything the residual needs, immutable during a simulation.
+#[derive(Debug, Clone)]
+pub struct Mechanism {
+    pub bodies: Vec<Body>,
+    pub forces: Vec<ForceLink>,
+    pub gravity: GravitySpec,
+    pub layout: StateLayout,
+}
+
+impl Mechanism {
+    pub fn new(scene: &Scene, assembly: &Assembly) -> Mechanism {
+        let layout = StateLayout::new(scene, assembly);
+        let bodies = assembly
+            .super_objects
+            .iter()
+            .enumerate()
+            .map(|(index, so)| {
+                let joint = so.joint.as_ref().map(|tree_joint| {
+                    let spec = &scene.joints[tree_joint.joint.0].spec;
+                    let (flange, spring, damper, start) = match &spec.kind {
+                        JointKind::Revolute { phi, w, flange, spring, damper, .. } => {
+                            (*flange, *spring, *damper, JointStart::Scalar { q: *phi, qd: *w })
+                        }
+                        JointKind::Prismatic { s, v, flange, spring, damper, .. } => {
+                            (*flange, *spring, *damper, JointStart::Scalar { q: *s, qd: *v })
+                        }
+                        JointKind::Free { position, rotation, v, w } => (
+                            FlangeMode::Passive,
+                            None,
+                            None,
+                            JointStart::Free {
+                                position: *position,
+                                rotation: *rotation,
+                                velocity: *v,
+                                angular_velocity: *w,
+                            },
+                        ),
+                    };
+                    BodyJoint {
+                        name: spec.name.clone(),
+                        motion: match &tree_joint.kind {
+                            TreeJointKind::Revolute { axis } => Motion::Revolute(*axis),
+                            TreeJointKind::Prismatic { axis } => Motion::Prismatic(*axis),
+                            TreeJointKind::Free => Motion::Free,
+                        },
+                        frame_a: tree_joint.frame_a,
+                        states: layout.joints[index],
+                        flange,
+                        spring,
+                        damper,
+                        start,
+                    }
+                });
+                let (mass, center, inertia) = match &so.mass {
+                    Some(m) => (m.mass, m.center, m.inertia),
+                    None => (0.0, Vector3::zeros(), Matrix3::zeros()),
+                };
+                Body {
+                    name: scene.object(so.root).name.clone(),
+                    parent: so.parent.unwrap_or(0),
+                    joint,
+                    mass,
+                    center,
+                    inertia,
+                }
+            })
+            .collect();
+        let forces = scene
+            .forces
+            .iter()
+            .map(|force| {
+                let (body_a, pose_a) = assembly.placement[force.from.0];
+                let (body_b, pose_b) = assembly.placement[force.to.0];
+                ForceLink {
+                    name: force.spec.name.clone(),
+                    body_a,
+                    point_a: pose_a.translation.vector,
+                    body_b,
+                    point_b: pose_b.translation.vector,
+                    kind: force.spec.kind.clone(),
+                }
+            })
+            .collect();
+        Mechanism { bodies, forces, gravity: scene.gravity.clone(), layout }
+    }
+
+    /// Number of DAE variables.
+    pub fn len(&self) -> usize {
+        self.layout.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.layout.is_empty()
+    }
+
+    /// The start vector y0 from the joints' start values.
+    pub fn initial_state(&self) -> Vec<f64> {
+        let mut y = vec![0.0; self.len()];
+        for body in &self.bodies {
+            let Some(joint) = &body.joint else { continue };
+            let Some(states) = joint.states else { continue };
+            match &joint.start {
+                JointStart::Scalar { q, qd } => {
+                    y[states.q] = *q;
+                    y[states.v] = *qd;
+                }
+                JointStart::Free { position, rotation, velocity, angular_velocity } => {
+                    y[states.q..states.q + 3].copy_from_slice(position.as_slice());
+                    y[states.q + 3..states.q + 7].copy_from_slice(rotation.coords.as_slice());
+                    y[states.v..states.v + 3].copy_from_slice(velocity.as_slice());
+                    y[states.v + 3..states.v + 6].copy_from_slice(angular_velocity.as_slice());
+                }
+            }
+        }
+        y
+    }
+
+    /// Gravitational acceleration at a world point.
+    pub fn gravity_at(&self, r: &Vector3<f64>) -> Vector3<f64> {
+        match &self.gravity {
+            GravitySpec::None => Vector3::zeros(),
+            GravitySpec::Uniform { acceleration } => *acceleration,
+            GravitySpec::Point { center, mu } => {
+                let d = r - center;
+                let distance = d.norm();
+                if distance == 0.0 {
+                    Vector3::zeros()
+                } else {
+                    -*mu * d / distance.powi(3)
+                }
+            }
+        }
+    }
+}

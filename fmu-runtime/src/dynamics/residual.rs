@@ -1,0 +1,251 @@
+//! The DAE residual of a tree mechanism (seed 000 eq. 7, first two rows):
+//!
+//! ```text
+//! f1 = q̇ − v                              (kinematic differential equations)
+//! f2 = M(q) v̇ − h(q, v, t)                 (equations of motion)
+//! ```
+//!
+//! `f2` is never formed with a mass matrix. With ẏ given by the integrator, a forward pass
+//! computes every body's acceleration ([`super::kinematics`]); a backward pass sums inertial,
+//! gravity and applied forces from the leaves to the root and projects them onto each joint's
+//! free directions (recursive Newton-Euler). The projection minus the joint's applied force is
+//! the residual, which is zero exactly when ẏ satisfies the equations of motion. O(n) per call.
+//!
+//! Free joints use a quaternion Q (4 states) with Q̇ = ½ Q ⊗ (0, ω_body). |Q| is an invariant of
+//! that equation; the rotation is always computed from Q/|Q| and a term k·(1 − |Q|²)·Q pulls the
+//! norm back to 1, so that the integrator's rounding cannot make it drift.
+
+use super::kinematics::{
+    forward_pass, BodyMotion, FreeCoordinates, JointCoordinates, ScalarCoordinates,
+};
+use super::mechanism::{Mechanism, Motion};
+use crate::model::{FlangeMode, ForceKind};
+use nalgebra::{Quaternion, Vector3};
+
+/// Rate [1/s] at which the quaternion norm is pulled back to 1.
+const QUATERNION_NORM_RATE: f64 = 1.0;
+
+/// What the environment imposes on the joints' flanges (FMU inputs), per body.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlangeInputs {
+    /// Drive torque (force) of force-driven joints.
+    pub force: Vec<f64>,
+    /// Prescribed coordinate, speed and acceleration of motion-driven joints.
+    pub motion: Vec<ScalarCoordinates>,
+}
+
+impl FlangeInputs {
+    /// Inputs at their start values: zero torque, the joints' start coordinates.
+    pub fn new(mechanism: &Mechanism) -> FlangeInputs {
+        let n = mechanism.bodies.len();
+        let mut motion = vec![ScalarCoordinates::default(); n];
+        for (k, body) in mechanism.bodies.iter().enumerate() {
+            if let Some(super::mechanism::BodyJoint {
+                start: super::mechanism::JointStart::Scalar { q, qd },
+                ..
+            }) = &body.joint
+            {
+                motion[k] = ScalarCoordinates { q: *q, qd: *qd, qdd: 0.0 };
+            }
+        }
+        FlangeInputs { force: vec![0.0; n], motion }
+    }
+}
+
+/// Scratch space of one evaluation, reused between calls; after an evaluation it also holds
+/// the results that outputs are read from.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub coordinates: Vec<Option<JointCoordinates>>,
+    pub motion: Vec<BodyMotion>,
+    /// World direction of each 1-dof joint's axis.
+    pub axes: Vec<Vector3<f64>>,
+    /// Force and torque (about the body origin) that the parent transmits to each body.
+    pub force: Vec<Vector3<f64>>,
+    pub torque: Vec<Vector3<f64>>,
+    /// The torque (force) each 1-dof joint's drive supplies: the input of a force-driven joint,
+    /// the result of the equations of motion for a motion-driven one.
+    pub drive: Vec<f64>,
+}
+
+impl Workspace {
+    pub fn new(mechanism: &Mechanism) -> Workspace {
+        let n = mechanism.bodies.len();
+        Workspace {
+            coordinates: vec![None; n],
+            motion: vec![BodyMotion::default(); n],
+            axes: vec![Vector3::zeros(); n],
+            force: vec![Vector3::zeros(); n],
+            torque: vec![Vector3::zeros(); n],
+            drive: vec![0.0; n],
+        }
+    }
+}
+
+/// Evaluates f(t, y, ẏ) into `res` (all slices of length `mechanism.len()`).
+pub fn residual(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    yp: &[f64],
+    res: &mut [f64],
+) {
+    read_coordinates(mechanism, inputs, ws, y, yp);
+    kinematic_equations(mechanism, y, yp, res);
+    forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
+    backward_pass(mechanism, ws);
+    equations_of_motion(mechanism, inputs, ws, res);
+}
+
+fn read_coordinates(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    yp: &[f64],
+) {
+    for (k, body) in mechanism.bodies.iter().enumerate() {
+        ws.coordinates[k] = body.joint.as_ref().map(|joint| match (&joint.motion, joint.states) {
+            (Motion::Free, Some(s)) => JointCoordinates::Free(FreeCoordinates::read(y, yp, s.q, s.v)),
+            (_, Some(s)) => {
+                JointCoordinates::Scalar(ScalarCoordinates { q: y[s.q], qd: y[s.v], qdd: yp[s.v] })
+            }
+            (_, None) => JointCoordinates::Scalar(inputs.motion[k]),
+        });
+    }
+}
+
+/// f1: q̇ − v, and the quaternion equation of free joints.
+fn kinematic_equations(mechanism: &Mechanism, y: &[f64], yp: &[f64], res: &mut [f64]) {
+    for body in &mechanism.bodies {
+        let Some(joint) = &body.joint else { continue };
+        let Some(s) = joint.states else { continue };
+        match joint.motion {
+            Motion::Revolute(_) | Motion::Prismatic(_) => res[s.q] = yp[s.q] - y[s.v],
+            Motion::Free => {
+                for i in 0..3 {
+                    res[s.q + i] = yp[s.q + i] - y[s.v + i];
+                }
+                let q = Quaternion::new(y[s.q + 6], y[s.q + 3], y[s.q + 4], y[s.q + 5]);
+                let rate = quaternion_rate(&q, &Vector3::new(y[s.v + 3], y[s.v + 4], y[s.v + 5]));
+                for i in 0..4 {
+                    res[s.q + 3 + i] = yp[s.q + 3 + i] - rate.coords[i];
+                }
+            }
+        }
+    }
+}
+
+/// Q̇ for angular velocity `w` in body coordinates, with the norm-restoring term.
+pub fn quaternion_rate(q: &Quaternion<f64>, w: &Vector3<f64>) -> Quaternion<f64> {
+    let pure = Quaternion::from_imag(*w);
+    q * pure * 0.5 + q * (QUATERNION_NORM_RATE * (1.0 - q.norm_squared()))
+}
+
+/// Sums, from the leaves to the root, the force and torque each body needs from its parent.
+fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace) {
+    for k in 0..mechanism.bodies.len() {
+        let body = &mechanism.bodies[k];
+        let m = &ws.motion[k];
+        if body.mass > 0.0 {
+            let c = m.rotation * body.center;
+            let inertia = m.rotation * body.inertia * m.rotation.transpose();
+            let a_cm = m.a + m.alpha.cross(&c) + m.w.cross(&m.w.cross(&c));
+            let f = body.mass * (a_cm - mechanism.gravity_at(&(m.r + c)));
+            ws.force[k] = f;
+            ws.torque[k] = inertia * m.alpha + m.w.cross(&(inertia * m.w)) + c.cross(&f);
+        } else {
+            ws.force[k] = Vector3::zeros();
+            ws.torque[k] = Vector3::zeros();
+        }
+    }
+    for link in &mechanism.forces {
+        let (ra, va) = ws.motion[link.body_a].point(&link.point_a);
+        let (rb, vb) = ws.motion[link.body_b].point(&link.point_b);
+        let d = rb - ra;
+        let length = d.norm();
+        if length <= f64::EPSILON {
+            continue; // no direction: the line force vanishes with the distance
+        }
+        let e = d / length;
+        let speed = (vb - va).dot(&e);
+        let tension = match link.kind {
+            ForceKind::Spring { stiffness, length: l0 } => stiffness * (length - l0),
+            ForceKind::Damper { damping } => damping * speed,
+            ForceKind::SpringDamper { stiffness, length: l0, damping } => {
+                stiffness * (length - l0) + damping * speed
+            }
+        };
+        // Tension pulls the two points toward each other along e (from a to b).
+        apply(ws, link.body_a, &ra, &(tension * e));
+        apply(ws, link.body_b, &rb, &(-tension * e));
+    }
+    for k in (1..mechanism.bodies.len()).rev() {
+        let parent = mechanism.bodies[k].parent;
+        let arm = ws.motion[k].r - ws.motion[parent].r;
+        let (f, t) = (ws.force[k], ws.torque[k]);
+        ws.force[parent] += f;
+        ws.torque[parent] += t + arm.cross(&f);
+    }
+}
+
+/// Books an applied force acting at world point `at` on body `k` (as a negative load).
+fn apply(ws: &mut Workspace, k: usize, at: &Vector3<f64>, force: &Vector3<f64>) {
+    let arm = at - ws.motion[k].r;
+    ws.force[k] -= force;
+    ws.torque[k] -= arm.cross(force);
+}
+
+/// f2: generalized inertial-minus-applied force of each joint, minus the joint's own spring,
+/// damper and drive.
+fn equations_of_motion(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    res: &mut [f64],
+) {
+    for (k, body) in mechanism.bodies.iter().enumerate() {
+        let Some(joint) = &body.joint else { continue };
+        let m = &ws.motion[k];
+        match joint.motion {
+            Motion::Free => {
+                let Some(s) = joint.states else { continue };
+                let parent = &ws.motion[body.parent];
+                let rotation_a = parent.rotation
+                    * joint.frame_a.rotation.to_rotation_matrix().matrix();
+                let f = rotation_a.transpose() * ws.force[k];
+                let t = m.rotation.transpose() * ws.torque[k];
+                for i in 0..3 {
+                    res[s.v + i] = f[i];
+                    res[s.v + 3 + i] = t[i];
+                }
+            }
+            Motion::Revolute(_) | Motion::Prismatic(_) => {
+                let n = ws.axes[k];
+                let generalized = match joint.motion {
+                    Motion::Revolute(_) => n.dot(&ws.torque[k]),
+                    _ => n.dot(&ws.force[k]),
+                };
+                let Some(JointCoordinates::Scalar(c)) = ws.coordinates[k] else { continue };
+                let mut passive = 0.0;
+                if let Some((stiffness, q0)) = joint.spring {
+                    passive -= stiffness * (c.q - q0);
+                }
+                if let Some(damping) = joint.damper {
+                    passive -= damping * c.qd;
+                }
+                match (joint.flange, joint.states) {
+                    (FlangeMode::Motion, _) | (_, None) => {
+                        ws.drive[k] = generalized - passive;
+                    }
+                    (flange, Some(s)) => {
+                        let drive = if flange == FlangeMode::Force { inputs.force[k] } else { 0.0 };
+                        ws.drive[k] = drive;
+                        res[s.v] = generalized - passive - drive;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! The residual against closed-form equations of motion: start accelerations of simple
+//! mechanisms, computed independently by hand.
+
+use super::*;
+use crate::assembly::Assembly;
+use crate::model::*;
+use crate::scene::Scene;
+use nalgebra::{Matrix3, UnitQuaternion, Vector3};
+
+const G: f64 = 9.81;
+
+fn object(name: &str, parent: Option<&str>, position: Vector3<f64>, mass: Option<MassSpec>) -> ObjectSpec {
+    ObjectSpec {
+        name: name.into(),
+        parent: parent.map(Into::into),
+        position,
+        rotation: UnitQuaternion::identity(),
+        shape: None,
+        visual: None,
+        mass,
+        output: false,
+        location: Location::default(),
+    }
+}
+
+fn point_mass(m: f64, center: Vector3<f64>, inertia: f64) -> MassSpec {
+    MassSpec { mass: m, center_of_mass: center, inertia: Matrix3::identity() * inertia }
+}
+
+fn joint(name: &str, from: &str, to: &str, kind: JointKind) -> JointSpec {
+    JointSpec {
+        name: name.into(),
+        from: from.into(),
+        to: to.into(),
+        kind,
+        can_collide: false,
+        location: Location::default(),
+    }
+}
+
+fn revolute(axis: Vector3<f64>, phi: f64, w: f64) -> JointKind {
+    JointKind::Revolute { axis, phi, w, flange: FlangeMode::Passive, spring: None, damper: None }
+}
+
+fn spec(objects: Vec<ObjectSpec>, joints: Vec<JointSpec>, forces: Vec<ForceSpec>) -> ModelSpec {
+    ModelSpec {
+        name: "test".into(),
+        description: None,
+        parameters: vec![],
+        gravity: GravitySpec::Uniform { acceleration: Vector3::new(0.0, -G, 0.0) },
+        experiment: ExperimentSpec::default(),
+        objects,
+        joints,
+        forces,
+    }
+}
+
+fn start_derivatives(spec: &ModelSpec) -> (Mechanism, Vec<f64>, Vec<f64>) {
+    let scene = Scene::from_spec(spec).expect("scene");
+    let assembly = Assembly::build(&scene).expect("assembly");
+    let mechanism = Mechanism::new(&scene, &assembly);
+    let inputs = FlangeInputs::new(&mechanism);
+    let mut ws = Workspace::new(&mechanism);
+    let y = mechanism.initial_state();
+    let yp = consistent_derivatives(&mechanism, &inputs, &mut ws, &y).expect("regular");
+    (mechanism, y, yp)
+}
+
+/// Pendulum of seed 003: φ̈ = −m g d cos φ / (I + m d²).
+#[test]
+fn pendulum_acceleration_matches_closed_form() {
+    let (m, d, i, phi) = (1.0, 0.5, 0.001, 0.3);
+    let model = spec(
+        vec![object("body", None, Vector3::zeros(), Some(point_mass(m, Vector3::new(d, 0.0, 0.0), i)))],
+        vec![joint("rev", WORLD, "body", revolute(Vector3::z(), phi, 0.0))],
+        vec![],
+    );
+    let (_, _, yp) = start_derivatives(&model);
+    let expected = -m * G * d * phi.cos() / (i + m * d * d);
+    assert!((yp[1] - expected).abs() < 1e-12, "{} vs {expected}", yp[1]);
+    assert_eq!(yp[0], 0.0);
+}
+
+/// The same pendulum reached from the other end of the joint (`from` = body, `to` = world's
+/// child): the engine reverses the joint and must give the same motion.
+#[test]
+fn reversed_joint_gives_the_same_acceleration() {
+    let (m, d, i, phi) = (1.0, 0.5, 0.001, 0.3);
+    let model = spec(
+        vec![
+            object("pivot", Some(WORLD), Vector3::new(0.2, 0.1, 0.0), None),
+            object("body", None, Vector3::zeros(), Some(point_mass(m, Vector3::new(d, 0.0, 0.0), i))),
+        ],
+        // body → pivot: the body turns by −φ about z relative to the pivot.
+        vec![joint("rev", "body", "pivot", revolute(Vector3::z(), -phi, 0.0))],
+        vec![],
+    );
+    let (_, _, yp) = start_derivatives(&model);
+    let expected = -m * G * d * phi.cos() / (i + m * d * d);
+    assert!((yp[1] + expected).abs() < 1e-12, "{} vs {}", yp[1], -expected);
+}
+
+/// Rigid attachment = merged body: a massless link frame carrying the mass at its tip.
+#[test]
+fn rigidly_attached_mass_is_merged() {
+    let (m, d, phi) = (2.0, 0.7, -0.4);
+    let model = spec(
+        vec![
+            object("link", None, Vector3::zeros(), None),
+            object("tip", Some("link"), Vector3::new(d, 0.0, 0.0), Some(point_mass(m, Vector3::zeros(), 0.0))),
+        ],
+        vec![joint("rev", WORLD, "link", revolute(Vector3::z(), phi, 0.0))],
+        vec![],
+    );
+    let (_, _, yp) = start_derivatives(&model);
+    let expected = -G * phi.cos() / d;
+    assert!((yp[1] - expected).abs() < 1e-12);
+}
+
+/// Double pendulum of point masses, horizontal and at rest: the textbook equations
+/// (m1+m2) l1 θ̈1 + m2 l2 θ̈2 cos(θ1−θ2) = −(m1+m2) g cos θ1 (angles from the x axis) …
+/// solved here for the start state θ1 = θ2 = 0.
+#[test]
+fn double_pendulum_start_accelerations() {
+    let (m1, m2, l1, l2) = (1.0, 0.5, 1.0, 0.8);
+    let model = spec(
+        vec![
+            object("b1", None, Vector3::zeros(), Some(point_mass(m1, Vector3::new(l1, 0.0, 0.0), 0.0))),
+            object("tip1", Some("b1"), Vector3::new(l1, 0.0, 0.0), None),
+            object("b2", None, Vector3::zeros(), Some(point_mass(m2, Vector3::new(l2, 0.0, 0.0), 0.0))),
+        ],
+        vec![
+            joint("rev1", WORLD, "b1", revolute(Vector3::z(), 0.0, 0.0)),
+            joint("rev2", "tip1", "b2", revolute(Vector3::z(), 0.0, 0.0)),
+        ],
+        vec![],
+    );
+    let (_, _, yp) = start_derivatives(&model);
+    // Absolute angles θ1 = φ1, θ2 = φ1 + φ2; at rest and horizontal, Lagrange gives
+    // [(m1+m2) l1², m2 l1 l2; m2 l1 l2, m2 l2²] [θ̈1; θ̈2] = [−(m1+m2) g l1; −m2 g l2].
+    let a = nalgebra::Matrix2::new((m1 + m2) * l1 * l1, m2 * l1 * l2, m2 * l1 * l2, m2 * l2 * l2);
+    let b = nalgebra::Vector2::new(-(m1 + m2) * G * l1, -m2 * G * l2);
+    let theta = a.lu().solve(&b).expect("regular");
+    let (phi1, phi2) = (yp[2], yp[3]);
+    assert!((phi1 - theta[0]).abs() < 1e-12, "{phi1} vs {}", theta[0]);
+    assert!((phi1 + phi2 - theta[1]).abs() < 1e-12);
+}
+
+/// Free body: v̇ = g and Euler's equations I ω̇ = −ω × I ω.
+#[test]
+fn free_body_follows_euler_equations() {
+    let inertia = Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 3.0));
+    let mass = MassSpec { mass: 3.0, center_of_mass: Vector3::zeros(), inertia };
+    let w = Vector3::new(0.3, -1.1, 0.7);
+    let rotation = UnitQuaternion::from_euler_angles(0.2, -0.5, 1.0);
+    let model = spec(
+        vec![object("body", None, Vector3::zeros(), Some(mass))],
+        vec![joint(
+            "free",
+            WORLD,
+            "body",
+            JointKind::Free { position: Vector3::new(1.0, 2.0, 3.0), rotation, v: Vector3::new(0.1, 0.2, 0.3), w },
+        )],
+        vec![],
+    );
+    let (_, y, yp) = start_derivatives(&model);
+    assert_eq!(y.len(), 13);
+    let v_dot = Vector3::new(yp[7], yp[8], yp[9]);
+    assert!((v_dot - Vector3::new(0.0, -G, 0.0)).norm() < 1e-12);
+    let w_dot = Vector3::new(yp[10], yp[11], yp[12]);
+    let expected = inertia.try_inverse().expect("regular") * (-w.cross(&(inertia * w)));
+    assert!((w_dot - expected).norm() < 1e-12, "{w_dot} vs {expected}");
+    // ṙ = v
+    assert!((Vector3::new(yp[0], yp[1], yp[2]) - Vector3::new(0.1, 0.2, 0.3)).norm() < 1e-15);
+}
+
+/// Prismatic slider along a 30° incline with a linear spring: ẍ = −g sin α − c (x − x0) / m.
+#[test]
+fn prismatic_joint_with_spring() {
+    let alpha: f64 = 30f64.to_radians();
+    let (m, c, x, x0) = (2.0, 50.0, 0.3, 0.1);
+    let axis = Vector3::new(alpha.cos(), alpha.sin(), 0.0);
+    let model = spec(
+        vec![object("slider", None, Vector3::zeros(), Some(point_mass(m, Vector3::zeros(), 0.01)))],
+        vec![joint(
+            "slide",
+            WORLD,
+            "slider",
+            JointKind::Prismatic { axis, s: x, v: 0.0, flange: FlangeMode::Passive, spring: Some((c, x0)), damper: None },
+        )],
+        vec![],
+    );
+    let (_, _, yp) = start_derivatives(&model);
+    let expected = -G * alpha.sin() - c * (x - x0) / m;
+    assert!((yp[1] - expected).abs() < 1e-12);
+}
+
+/// A body on a free joint hanging from a world anchor by a spring-damper along y.
+#[test]
+fn line_force_pulls_toward_the_anchor() {
+    let (m, c, l0, d) = (1.5, 200.0, 0.2, 3.0);
+    let vy = -0.4;
+    let model = spec(
+        vec![
+            object("anchor", Some(WORLD), Vector3::zeros(), None),
+            object("body", None, Vector3::zeros(), Some(point_mass(m, Vector3::zeros(), 0.01))),
+        ],
+        vec![joint(
+            "free",
+            WORLD,
+            "body",
+            JointKind::Free {
+                position: Vector3::new(0.0, -0.5, 0.0),
+                rotation: UnitQuaternion::identity(),
+                v: Vector3::new(0.0, vy, 0.0),
+                w: Vector3::zeros(),
+            },
+        )],
+        vec![ForceSpec {
+            name: "spring".into(),
+            from: "anchor".into(),
+            to: "body".into(),
+            kind: ForceKind::SpringDamper { stiffness: c, length: l0, damping: d },
+            location: Location::default(),
+        }],
+    );
+    let (_, _, yp) = start_derivatives(&model);
+    // Stretch 0.3 m, moving away at 0.4 m/s: tension 60 + 1.2 N pulls the body up.
+    let tension = c * (0.5 - l0) + d * (-vy);
+    let expected = tension / m - G;
+    assert!((yp[8] - expected).abs() < 1e-12, "{} vs {expected}", yp[8]);
+}
