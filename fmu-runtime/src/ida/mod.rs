@@ -4,7 +4,7 @@
 //! IDA (variable-order, variable-step BDF), a dense direct linear solver and, by default, IDA's
 //! difference-quotient Jacobian.
 //!
-//! * Every SUNDIALS handle has its own RAII owner ([`handles`]); nothing leaks on any error path.
+//! * Every SUNDIALS handle has its own RAII owner (module `handles`); nothing leaks on any error path.
 //! * Callbacks never unwind into C: errors and panics of the model are caught, IDA is told to
 //!   retry (recoverable) or stop (fatal), and the message reaches the caller in an [`IdaError`].
 //! * SUNDIALS' own error messages are captured (not printed) and attached to the errors.

@@ -555,3 +555,63 @@ fn solvers_run_independently_on_two_threads() -> TestResult {
     }
     Ok(())
 }
+
+#[test]
+fn calc_ic_y_init_computes_y_from_yp() -> TestResult {
+    let mut ida = Ida::new(SemiExplicit, 0.0, &[0.7, 0.2], &[-1.0, 0.0], &tight())?;
+    ida.calc_ic(InitialCondition::AllY, 0.1)?;
+    assert!((ida.y()[0] - 1.0).abs() < 1e-8, "y1 = {}", ida.y()[0]);
+    assert!((ida.y()[1] - 1.0).abs() < 1e-8, "y2 = {}", ida.y()[1]);
+    ida.solve_to(0.5)?;
+    assert!(rel_err(ida.y()[0], (-0.5_f64).exp()) < 1e-6);
+    Ok(())
+}
+
+/// A ball whose root function fails once the ball is below 0.5 m.
+struct BadRoots;
+
+impl DaeSystem for BadRoots {
+    fn residual(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        res: &mut [f64],
+    ) -> Result<(), CallbackError> {
+        Ball.residual(t, y, yp, res)
+    }
+
+    fn root_count(&self) -> usize {
+        2
+    }
+
+    fn roots(
+        &mut self,
+        _t: f64,
+        y: &[f64],
+        _yp: &[f64],
+        g: &mut [f64],
+    ) -> Result<(), CallbackError> {
+        if y[0] < 0.5 {
+            return Err(CallbackError::Fatal("contact search failed".into()));
+        }
+        g[0] = y[0];
+        g[1] = y[0] + 1.0;
+        Ok(())
+    }
+}
+
+#[test]
+fn root_function_error_reaches_the_caller() -> TestResult {
+    let mut ida = Ida::new(BadRoots, 0.0, &[1.0, 0.0], &[0.0, -G], &tight())?;
+    let err = ida.solve_to(1.0).err();
+    assert!(
+        matches!(
+            &err,
+            Some(IdaError::Callback { callback: CallbackKind::Roots, name, message, .. })
+                if message == "contact search failed" && name == "IDA_RTFUNC_FAIL"
+        ),
+        "{err:?}"
+    );
+    Ok(())
+}
