@@ -1,0 +1,984 @@
+//! [`Ida`]: the safe integrator, its options, and the C trampolines.
+
+use std::any::Any;
+use std::ffi::{c_char, c_int, c_long, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use sundials_sys as sys;
+
+use super::error::{
+    check_flag, CallbackError, CallbackFailure, CallbackKind, FailureContext, FlagKind, IdaError,
+};
+use super::handles::{
+    BorrowedNVector, Context, DenseMatrix, IdaMem, LinearSolver, NVector, UserData,
+};
+use super::stats::{idx, Accumulator, RawCounters, Resets, SolverStats};
+use super::system::{DaeSystem, DenseMatrixView};
+
+/// Absolute tolerance: one value for all components or one per component.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AbsTolerance {
+    /// The same absolute tolerance for every component.
+    Scalar(f64),
+    /// One absolute tolerance per component (length = system size).
+    Vector(Vec<f64>),
+}
+
+impl From<f64> for AbsTolerance {
+    fn from(v: f64) -> Self {
+        AbsTolerance::Scalar(v)
+    }
+}
+
+impl From<Vec<f64>> for AbsTolerance {
+    fn from(v: Vec<f64>) -> Self {
+        AbsTolerance::Vector(v)
+    }
+}
+
+/// Integrator settings. `None` keeps the SUNDIALS default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdaOptions {
+    /// Relative tolerance (default 1e-6).
+    pub rtol: f64,
+    /// Absolute tolerance (default 1e-8 for every component).
+    pub atol: AbsTolerance,
+    /// Largest step size (`IDASetMaxStep`).
+    pub max_step: Option<f64>,
+    /// Largest number of internal steps per [`Ida::solve_to`] (`IDASetMaxNumSteps`, SUNDIALS
+    /// default 500).
+    pub max_num_steps: Option<i64>,
+    /// Largest BDF order, 1..=5 (`IDASetMaxOrd`).
+    pub max_order: Option<i32>,
+    /// First step size to try (`IDASetInitStep`).
+    pub init_step: Option<f64>,
+    /// Which components are differential (`true`) or algebraic (`false`), length = system size.
+    /// Needed by [`InitialCondition::AlgebraicAndDerivatives`] and by `suppress_algebraic`.
+    pub differential: Option<Vec<bool>>,
+    /// Leave the algebraic components out of the local error test (`IDASetSuppressAlg`);
+    /// requires `differential`.
+    pub suppress_algebraic: bool,
+    /// Largest number of error test failures per step (`IDASetMaxErrTestFails`).
+    pub max_err_test_fails: Option<i32>,
+    /// Largest number of nonlinear convergence failures per step (`IDASetMaxConvFails`).
+    pub max_conv_fails: Option<i32>,
+    /// Largest number of Newton iterations per step (`IDASetMaxNonlinIters`).
+    pub max_nonlin_iters: Option<i32>,
+    /// Direction of the zero crossings to report, one per root function: `1` rising only,
+    /// `-1` falling only, `0` both (the default for all).
+    pub root_directions: Option<Vec<i32>>,
+    /// Use [`DaeSystem::jacobian`] instead of difference quotients.
+    pub user_jacobian: bool,
+}
+
+impl Default for IdaOptions {
+    fn default() -> Self {
+        IdaOptions {
+            rtol: 1e-6,
+            atol: AbsTolerance::Scalar(1e-8),
+            max_step: None,
+            max_num_steps: None,
+            max_order: None,
+            init_step: None,
+            differential: None,
+            suppress_algebraic: false,
+            max_err_test_fails: None,
+            max_conv_fails: None,
+            max_nonlin_iters: None,
+            root_directions: None,
+            user_jacobian: false,
+        }
+    }
+}
+
+/// How [`Ida::calc_ic`] makes the initial conditions consistent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitialCondition {
+    /// `IDA_YA_YDP_INIT`: given the differential components of `y`, compute the algebraic
+    /// components of `y` and all of `y'`. Requires [`IdaOptions::differential`].
+    AlgebraicAndDerivatives,
+    /// `IDA_Y_INIT`: given `y'`, compute all of `y`.
+    AllY,
+}
+
+/// Why [`Ida::solve_to`] returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepKind {
+    /// The requested time was reached exactly.
+    Reached,
+    /// One or more root functions crossed zero; per root function, `1` for a rising crossing,
+    /// `-1` for a falling one, `0` for none (`IDAGetRootInfo`).
+    Root(Vec<i32>),
+}
+
+/// The outcome of [`Ida::solve_to`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The time of the returned solution ([`Ida::y`], [`Ida::yp`]).
+    pub t: f64,
+    /// Why the integration stopped there.
+    pub kind: StepKind,
+}
+
+/// The data behind IDA's `user_data` pointer.
+struct CallbackData<S> {
+    system: S,
+    n: usize,
+    n_roots: usize,
+    failure: Option<CallbackFailure>,
+    solver_message: Option<String>,
+}
+
+impl<S> CallbackData<S> {
+    fn record(&mut self, kind: CallbackKind, time: f64, error: CallbackError) -> c_int {
+        let code = if error.is_recoverable() { 1 } else { -1 };
+        self.failure = Some(CallbackFailure { kind, time, error });
+        code
+    }
+
+    fn finish(
+        &mut self,
+        kind: CallbackKind,
+        time: f64,
+        outcome: std::thread::Result<Result<(), CallbackError>>,
+    ) -> c_int {
+        match outcome {
+            Ok(Ok(())) => 0,
+            Ok(Err(e)) => self.record(kind, time, e),
+            Err(payload) => {
+                let msg = format!("panicked: {}", panic_message(payload.as_ref()));
+                self.record(kind, time, CallbackError::Fatal(msg))
+            }
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}
+
+/// The data pointer of a serial vector of length `n`, or `None` if `v` is null, of another
+/// length, or without data.
+///
+/// # Safety
+/// `v` must be null or a valid serial `N_Vector`.
+unsafe fn vector_data(v: sys::N_Vector, n: usize) -> Option<*mut f64> {
+    if v.is_null() {
+        return None;
+    }
+    // SAFETY: `v` is a valid vector (caller contract).
+    let len = unsafe { sys::N_VGetLength(v) };
+    if usize::try_from(len).ok() != Some(n) {
+        return None;
+    }
+    // SAFETY: as above.
+    let data = unsafe { sys::N_VGetArrayPointer(v) };
+    (!data.is_null()).then_some(data)
+}
+
+/// IDA's residual callback.
+///
+/// # Safety
+/// Called by IDA with valid vectors of the system size and the `user_data` registered in
+/// [`Ida::new`] (a live `CallbackData<S>`).
+unsafe extern "C" fn residual_trampoline<S: DaeSystem>(
+    t: f64,
+    yy: sys::N_Vector,
+    yp: sys::N_Vector,
+    rr: sys::N_Vector,
+    user_data: *mut c_void,
+) -> c_int {
+    if user_data.is_null() {
+        return -1;
+    }
+    // SAFETY: `user_data` is the CallbackData<S> registered with IDASetUserData; no Rust
+    // reference to it exists while IDA runs (all SUNDIALS calls happen under `&mut Ida`).
+    let data = unsafe { &mut *user_data.cast::<CallbackData<S>>() };
+    let n = data.n;
+    // SAFETY: IDA passes valid serial vectors (or null, rejected by `vector_data`).
+    let ptrs = unsafe { (vector_data(yy, n), vector_data(yp, n), vector_data(rr, n)) };
+    let (Some(y), Some(ypd), Some(r)) = ptrs else {
+        let e = CallbackError::Fatal("IDA passed an invalid vector to the residual".into());
+        return data.record(CallbackKind::Residual, t, e);
+    };
+    if r == y || r == ypd {
+        let e = CallbackError::Fatal("IDA passed aliased vectors to the residual".into());
+        return data.record(CallbackKind::Residual, t, e);
+    }
+    // SAFETY: three distinct vectors (checked) of n values each; `rr` is IDA's output vector and
+    // not read by IDA during the call; y and yp are only read here.
+    let (y, ypd, r) = unsafe {
+        (
+            std::slice::from_raw_parts(y, n),
+            std::slice::from_raw_parts(ypd, n),
+            std::slice::from_raw_parts_mut(r, n),
+        )
+    };
+    let system = &mut data.system;
+    let outcome = catch_unwind(AssertUnwindSafe(|| system.residual(t, y, ypd, r)));
+    data.finish(CallbackKind::Residual, t, outcome)
+}
+
+/// IDA's root callback.
+///
+/// # Safety
+/// As for [`residual_trampoline`]; `gout` points to `n_roots` values.
+unsafe extern "C" fn roots_trampoline<S: DaeSystem>(
+    t: f64,
+    yy: sys::N_Vector,
+    yp: sys::N_Vector,
+    gout: *mut f64,
+    user_data: *mut c_void,
+) -> c_int {
+    if user_data.is_null() {
+        return -1;
+    }
+    // SAFETY: see `residual_trampoline`.
+    let data = unsafe { &mut *user_data.cast::<CallbackData<S>>() };
+    let n = data.n;
+    // SAFETY: IDA passes valid serial vectors (or null, rejected by `vector_data`).
+    let ptrs = unsafe { (vector_data(yy, n), vector_data(yp, n)) };
+    let (Some(y), Some(ypd)) = ptrs else {
+        let e = CallbackError::Fatal("IDA passed an invalid vector to the root function".into());
+        return data.record(CallbackKind::Roots, t, e);
+    };
+    if gout.is_null() || data.n_roots == 0 {
+        let e = CallbackError::Fatal("IDA passed no root output array".into());
+        return data.record(CallbackKind::Roots, t, e);
+    }
+    // SAFETY: y, yp hold n values each and are only read; `gout` is IDA's array of nrtfn
+    // (= n_roots) values, distinct from the vectors' data.
+    let (y, ypd, g) = unsafe {
+        (
+            std::slice::from_raw_parts(y, n),
+            std::slice::from_raw_parts(ypd, n),
+            std::slice::from_raw_parts_mut(gout, data.n_roots),
+        )
+    };
+    let system = &mut data.system;
+    let outcome = catch_unwind(AssertUnwindSafe(|| system.roots(t, y, ypd, g)));
+    data.finish(CallbackKind::Roots, t, outcome)
+}
+
+/// IDA's Jacobian callback (dense matrix).
+///
+/// # Safety
+/// As for [`residual_trampoline`]; `jac` is the dense n × n matrix given to IDA.
+unsafe extern "C" fn jacobian_trampoline<S: DaeSystem>(
+    t: f64,
+    cj: f64,
+    yy: sys::N_Vector,
+    yp: sys::N_Vector,
+    rr: sys::N_Vector,
+    jac: sys::SUNMatrix,
+    user_data: *mut c_void,
+    _tmp1: sys::N_Vector,
+    _tmp2: sys::N_Vector,
+    _tmp3: sys::N_Vector,
+) -> c_int {
+    if user_data.is_null() {
+        return -1;
+    }
+    // SAFETY: see `residual_trampoline`.
+    let data = unsafe { &mut *user_data.cast::<CallbackData<S>>() };
+    let n = data.n;
+    // SAFETY: IDA passes valid serial vectors (or null, rejected by `vector_data`).
+    let ptrs = unsafe { (vector_data(yy, n), vector_data(yp, n), vector_data(rr, n)) };
+    let (Some(y), Some(ypd), Some(r)) = ptrs else {
+        let e = CallbackError::Fatal("IDA passed an invalid vector to the Jacobian".into());
+        return data.record(CallbackKind::Jacobian, t, e);
+    };
+    let jac_data = if jac.is_null() {
+        ptr::null_mut()
+    } else {
+        // SAFETY: `jac` is the dense matrix registered with IDASetLinearSolver.
+        let (rows, cols) = unsafe {
+            (
+                sys::SUNDenseMatrix_Rows(jac),
+                sys::SUNDenseMatrix_Columns(jac),
+            )
+        };
+        if usize::try_from(rows).ok() != Some(n) || usize::try_from(cols).ok() != Some(n) {
+            ptr::null_mut()
+        } else {
+            // SAFETY: as above.
+            unsafe { sys::SUNDenseMatrix_Data(jac) }
+        }
+    };
+    if jac_data.is_null() {
+        let e = CallbackError::Fatal("IDA passed an invalid Jacobian matrix".into());
+        return data.record(CallbackKind::Jacobian, t, e);
+    }
+    // SAFETY: y, yp, rr hold n values each and are only read; the matrix data is n*n contiguous
+    // column-major values owned by the SUNMatrix, distinct from the vectors.
+    let (y, ypd, r, m) = unsafe {
+        (
+            std::slice::from_raw_parts(y, n),
+            std::slice::from_raw_parts(ypd, n),
+            std::slice::from_raw_parts(r, n),
+            std::slice::from_raw_parts_mut(jac_data, n * n),
+        )
+    };
+    m.fill(0.0);
+    let Some(mut view) = DenseMatrixView::new(m, n) else {
+        let e = CallbackError::Fatal("Jacobian storage has the wrong size".into());
+        return data.record(CallbackKind::Jacobian, t, e);
+    };
+    let system = &mut data.system;
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        system
+            .jacobian(t, cj, y, ypd, r, &mut view)
+            .unwrap_or_else(|| {
+                Err(CallbackError::Fatal(
+                    "IdaOptions::user_jacobian is set but DaeSystem::jacobian returned None".into(),
+                ))
+            })
+    }));
+    data.finish(CallbackKind::Jacobian, t, outcome)
+}
+
+/// SUNDIALS error handler: keeps the last message instead of printing it.
+///
+/// # Safety
+/// `err_user_data` is the `CallbackData<S>` registered with `SUNContext_PushErrHandler`.
+unsafe extern "C" fn error_handler<S>(
+    _line: c_int,
+    func: *const c_char,
+    _file: *const c_char,
+    msg: *const c_char,
+    _err_code: sys::SUNErrCode,
+    err_user_data: *mut c_void,
+    _sunctx: sys::SUNContext,
+) {
+    if err_user_data.is_null() || msg.is_null() {
+        return;
+    }
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `msg` is a NUL-terminated message composed by SUNDIALS for this call.
+        let text = unsafe { CStr::from_ptr(msg) }.to_string_lossy();
+        let text = if func.is_null() {
+            text.into_owned()
+        } else {
+            // SAFETY: `func` is `__func__` of the reporting SUNDIALS function.
+            let f = unsafe { CStr::from_ptr(func) }.to_string_lossy();
+            format!("{f}: {text}")
+        };
+        // SAFETY: the handler runs inside a SUNDIALS call made under `&mut Ida`, never inside a
+        // user callback, so no other reference to the data is live.
+        let data = unsafe { &mut *err_user_data.cast::<CallbackData<S>>() };
+        data.solver_message = Some(text);
+    }));
+}
+
+fn check_len(call: &'static str, what: &str, len: usize, n: usize) -> Result<(), IdaError> {
+    if len == n {
+        Ok(())
+    } else {
+        Err(IdaError::invalid(
+            call,
+            format!("{what} has length {len}, but the system has size {n}"),
+        ))
+    }
+}
+
+fn check_finite(call: &'static str, what: &str, v: f64) -> Result<(), IdaError> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(IdaError::invalid(
+            call,
+            format!("{what} = {v} is not finite"),
+        ))
+    }
+}
+
+/// SUNDIALS IDA (variable-order BDF for `F(t, y, y') = 0`) with a dense direct linear solver.
+///
+/// Owns every SUNDIALS object it uses; the fields drop in the order SUNDIALS needs.
+pub struct Ida<S: DaeSystem> {
+    // Field order is drop order: the IDA memory references the linear solver, the matrix and
+    // (through the context's error handler and user_data) the callback data.
+    mem: IdaMem,
+    _linear_solver: LinearSolver,
+    _matrix: DenseMatrix,
+    y: NVector,
+    yp: NVector,
+    ctx: Context,
+    data: UserData<CallbackData<S>>,
+    n: usize,
+    t: f64,
+    root_directions: Vec<i32>,
+    roots_active: bool,
+    stats: Accumulator,
+}
+
+// SAFETY: every SUNDIALS object owned by `Ida` (context, vectors, matrix, linear solver, IDA
+// memory) is reachable only through this value and uses no thread-local state; the serial
+// build of SUNDIALS has no thread affinity. Moving the whole value to another thread moves
+// exclusive ownership of all of them together, so `Ida<S>` is `Send` exactly when `S` is.
+// It is not `Sync`: `&Ida` methods read SUNDIALS memory without synchronisation.
+unsafe impl<S: DaeSystem + Send> Send for Ida<S> {}
+
+impl<S: DaeSystem> std::fmt::Debug for Ida<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ida")
+            .field("n", &self.n)
+            .field("t", &self.t)
+            .field("roots", &self.data.get().n_roots)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: DaeSystem> Ida<S> {
+    /// Creates the integrator for `system` at `t0` with `y(t0) = y0`, `y'(t0) = yp0`.
+    ///
+    /// The system size is `y0.len()`; `yp0`, per-component tolerances, `differential` and
+    /// `root_directions` must match it (checked, an [`IdaError::InvalidInput`] otherwise).
+    /// `y0`/`yp0` need not be consistent if [`Ida::calc_ic`] is called before integrating.
+    pub fn new(
+        system: S,
+        t0: f64,
+        y0: &[f64],
+        yp0: &[f64],
+        options: &IdaOptions,
+    ) -> Result<Self, IdaError> {
+        const CALL: &str = "Ida::new";
+        let n = y0.len();
+        if n == 0 {
+            return Err(IdaError::invalid(
+                CALL,
+                "the system has no state (y0 is empty)",
+            ));
+        }
+        check_len(CALL, "yp0", yp0.len(), n)?;
+        check_finite(CALL, "t0", t0)?;
+        if !(options.rtol.is_finite() && options.rtol >= 0.0) {
+            return Err(IdaError::invalid(CALL, "rtol must be finite and >= 0"));
+        }
+        match &options.atol {
+            AbsTolerance::Scalar(a) if !(a.is_finite() && *a >= 0.0) => {
+                return Err(IdaError::invalid(CALL, "atol must be finite and >= 0"));
+            }
+            AbsTolerance::Vector(v) => {
+                check_len(CALL, "atol", v.len(), n)?;
+                if v.iter().any(|a| !(a.is_finite() && *a >= 0.0)) {
+                    return Err(IdaError::invalid(
+                        CALL,
+                        "every atol must be finite and >= 0",
+                    ));
+                }
+            }
+            AbsTolerance::Scalar(_) => {}
+        }
+        if let Some(d) = &options.differential {
+            check_len(CALL, "differential", d.len(), n)?;
+        } else if options.suppress_algebraic {
+            return Err(IdaError::invalid(
+                CALL,
+                "suppress_algebraic needs `differential` to know the algebraic components",
+            ));
+        }
+        let n_roots = system.root_count();
+        let c_roots = c_int::try_from(n_roots)
+            .map_err(|_| IdaError::invalid(CALL, "too many root functions"))?;
+        let root_directions = match &options.root_directions {
+            Some(d) => {
+                check_len(CALL, "root_directions", d.len(), n_roots)?;
+                d.iter().map(|x| x.signum()).collect()
+            }
+            None => vec![0; n_roots],
+        };
+
+        let data = UserData::new(CallbackData {
+            system,
+            n,
+            n_roots,
+            failure: None,
+            solver_message: None,
+        });
+        let ctx = Context::new()?;
+        // SAFETY: valid context; the handler's user data (the callback data) outlives the
+        // context (it is the last field to drop).
+        let flag = unsafe { sys::SUNContext_ClearErrHandlers(ctx.as_raw()) };
+        check_flag(
+            FlagKind::Sun,
+            "SUNContext_ClearErrHandlers",
+            flag,
+            FailureContext::nan,
+        )?;
+        // SAFETY: as above.
+        let flag = unsafe {
+            sys::SUNContext_PushErrHandler(
+                ctx.as_raw(),
+                Some(error_handler::<S>),
+                data.as_ptr().cast(),
+            )
+        };
+        check_flag(
+            FlagKind::Sun,
+            "SUNContext_PushErrHandler",
+            flag,
+            FailureContext::nan,
+        )?;
+
+        let y = NVector::from_slice(y0, &ctx)?;
+        let yp = NVector::from_slice(yp0, &ctx)?;
+        let matrix = DenseMatrix::new(n, &ctx)?;
+        let linear_solver = LinearSolver::dense(&y, &matrix, &ctx)?;
+        let mem = IdaMem::new(&ctx)?;
+
+        let mut ida = Ida {
+            mem,
+            _linear_solver: linear_solver,
+            _matrix: matrix,
+            y,
+            yp,
+            ctx,
+            data,
+            n,
+            t: t0,
+            root_directions,
+            roots_active: n_roots > 0,
+            stats: Accumulator::default(),
+        };
+        let m = ida.mem.as_raw();
+        // SAFETY: `m` is a fresh IDA memory; the vectors have size n (IDA clones them).
+        let flag = unsafe {
+            sys::IDAInit(
+                m,
+                Some(residual_trampoline::<S>),
+                t0,
+                ida.y.as_raw(),
+                ida.yp.as_raw(),
+            )
+        };
+        ida.check(FlagKind::Ida, "IDAInit", flag)?;
+        // SAFETY: the callback data lives at a fixed address until after IDAFree.
+        let flag = unsafe { sys::IDASetUserData(m, ida.data.as_ptr().cast()) };
+        ida.check(FlagKind::Ida, "IDASetUserData", flag)?;
+        match &options.atol {
+            AbsTolerance::Scalar(a) => {
+                // SAFETY: initialised IDA memory.
+                let flag = unsafe { sys::IDASStolerances(m, options.rtol, *a) };
+                ida.check(FlagKind::Ida, "IDASStolerances", flag)?;
+            }
+            AbsTolerance::Vector(v) => {
+                let atol = NVector::from_slice(v, &ida.ctx)?;
+                // SAFETY: initialised IDA memory; IDA copies the tolerance vector.
+                let flag = unsafe { sys::IDASVtolerances(m, options.rtol, atol.as_raw()) };
+                ida.check(FlagKind::Ida, "IDASVtolerances", flag)?;
+            }
+        }
+        // SAFETY: the solver and matrix outlive the IDA memory (field order).
+        let flag = unsafe {
+            sys::IDASetLinearSolver(m, ida._linear_solver.as_raw(), ida._matrix.as_raw())
+        };
+        ida.check(FlagKind::Linear, "IDASetLinearSolver", flag)?;
+        if options.user_jacobian {
+            // SAFETY: linear solver attached; the trampoline matches IDALsJacFn.
+            let flag = unsafe { sys::IDASetJacFn(m, Some(jacobian_trampoline::<S>)) };
+            ida.check(FlagKind::Linear, "IDASetJacFn", flag)?;
+        }
+        if let Some(d) = &options.differential {
+            let ids: Vec<f64> = d.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect();
+            let id = NVector::from_slice(&ids, &ida.ctx)?;
+            // SAFETY: initialised IDA memory; IDA copies the id vector.
+            let flag = unsafe { sys::IDASetId(m, id.as_raw()) };
+            ida.check(FlagKind::Ida, "IDASetId", flag)?;
+        }
+        if options.suppress_algebraic {
+            // SAFETY: initialised IDA memory, id vector set above.
+            let flag = unsafe { sys::IDASetSuppressAlg(m, 1) };
+            ida.check(FlagKind::Ida, "IDASetSuppressAlg", flag)?;
+        }
+        if let Some(h) = options.max_step {
+            ida.set_max_step(h)?;
+        }
+        if let Some(k) = options.max_num_steps {
+            let k = c_long::try_from(k)
+                .map_err(|_| IdaError::invalid(CALL, "max_num_steps out of range"))?;
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDASetMaxNumSteps(m, k) };
+            ida.check(FlagKind::Ida, "IDASetMaxNumSteps", flag)?;
+        }
+        if let Some(q) = options.max_order {
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDASetMaxOrd(m, q) };
+            ida.check(FlagKind::Ida, "IDASetMaxOrd", flag)?;
+        }
+        if let Some(h) = options.init_step {
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDASetInitStep(m, h) };
+            ida.check(FlagKind::Ida, "IDASetInitStep", flag)?;
+        }
+        if let Some(k) = options.max_err_test_fails {
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDASetMaxErrTestFails(m, k) };
+            ida.check(FlagKind::Ida, "IDASetMaxErrTestFails", flag)?;
+        }
+        if let Some(k) = options.max_conv_fails {
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDASetMaxConvFails(m, k) };
+            ida.check(FlagKind::Ida, "IDASetMaxConvFails", flag)?;
+        }
+        if let Some(k) = options.max_nonlin_iters {
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDASetMaxNonlinIters(m, k) };
+            ida.check(FlagKind::Ida, "IDASetMaxNonlinIters", flag)?;
+        }
+        if n_roots > 0 {
+            // SAFETY: initialised IDA memory; the trampoline matches IDARootFn.
+            let flag = unsafe { sys::IDARootInit(m, c_roots, Some(roots_trampoline::<S>)) };
+            ida.check(FlagKind::Ida, "IDARootInit", flag)?;
+            ida.apply_root_directions()?;
+            // SAFETY: initialised IDA memory with root functions.
+            let flag = unsafe { sys::IDASetNoInactiveRootWarn(m) };
+            ida.check(FlagKind::Ida, "IDASetNoInactiveRootWarn", flag)?;
+        }
+        Ok(ida)
+    }
+
+    /// Maps a flag through [`check_flag`] with this solver's time and recorded messages.
+    fn check(
+        &mut self,
+        kind: FlagKind,
+        call: &'static str,
+        flag: c_int,
+    ) -> Result<c_int, IdaError> {
+        let m = self.mem.as_raw();
+        let fallback_t = self.t;
+        let data = self.data.get_mut();
+        check_flag(kind, call, flag, || {
+            let mut time = fallback_t;
+            // SAFETY: valid IDA memory; a failure just leaves the fallback time.
+            let _ = unsafe { sys::IDAGetCurrentTime(m, &mut time) };
+            FailureContext {
+                time,
+                callback: data.failure.take(),
+                detail: data.solver_message.take(),
+            }
+        })
+    }
+
+    /// Clears the messages of earlier calls.
+    fn begin_call(&mut self) {
+        let data = self.data.get_mut();
+        data.failure = None;
+        data.solver_message = None;
+    }
+
+    fn raw_counters(&self) -> (RawCounters, f64, i32, f64) {
+        let m = self.mem.as_raw();
+        let mut c = [0u64; idx::COUNT];
+        let (mut nst, mut nre, mut nsetups, mut netf) = (0, 0, 0, 0);
+        let (mut qlast, mut qcur) = (0, 0);
+        let (mut h0, mut hlast, mut hcur, mut tcur) = (0.0, 0.0, 0.0, 0.0);
+        let (mut nni, mut nncf, mut nge, mut nje, mut nredq): (
+            c_long,
+            c_long,
+            c_long,
+            c_long,
+            c_long,
+        ) = (0, 0, 0, 0, 0);
+        // SAFETY: valid, initialised IDA memory with a linear solver; all out-pointers are
+        // valid locals. A failing getter leaves its zero.
+        let flags = unsafe {
+            [
+                sys::IDAGetIntegratorStats(
+                    m,
+                    &mut nst,
+                    &mut nre,
+                    &mut nsetups,
+                    &mut netf,
+                    &mut qlast,
+                    &mut qcur,
+                    &mut h0,
+                    &mut hlast,
+                    &mut hcur,
+                    &mut tcur,
+                ),
+                sys::IDAGetNumNonlinSolvIters(m, &mut nni),
+                sys::IDAGetNumNonlinSolvConvFails(m, &mut nncf),
+                sys::IDAGetNumGEvals(m, &mut nge),
+                sys::IDAGetNumJacEvals(m, &mut nje),
+                sys::IDAGetNumLinResEvals(m, &mut nredq),
+            ]
+        };
+        // Getters only fail on a null memory, impossible here; map any failure anyway so that
+        // every flag passes through `check_flag`, and report zeros for that counter set.
+        for f in flags {
+            let _ = check_flag(FlagKind::Ida, "IDAGet*", f, FailureContext::nan);
+        }
+        let u = |x: c_long| u64::try_from(x).unwrap_or(0);
+        c[idx::STEPS] = u(nst);
+        c[idx::RES] = u(nre);
+        c[idx::LIN_SETUPS] = u(nsetups);
+        c[idx::ERR_FAILS] = u(netf);
+        c[idx::NL_ITERS] = u(nni);
+        c[idx::NL_FAILS] = u(nncf);
+        c[idx::ROOT_EVALS] = u(nge);
+        c[idx::JAC] = u(nje);
+        c[idx::RES_DQ] = u(nredq);
+        (c, hlast, qlast, hcur)
+    }
+
+    /// Folds SUNDIALS' counters into the totals before a call that resets some of them.
+    fn fold_stats(&mut self, resets: Resets) {
+        let (raw, hlast, qlast, _) = self.raw_counters();
+        if raw[idx::STEPS] > 0 {
+            self.stats.last_step = hlast;
+            self.stats.last_order = qlast;
+        }
+        self.stats.fold(&raw, resets);
+    }
+
+    /// Integrates to exactly `tout` (IDA's stop time, `IDA_NORMAL`), or stops earlier at a root.
+    ///
+    /// After a root, [`Ida::y`]/[`Ida::yp`] hold the solution at the root; call `solve_to`
+    /// again to continue (or [`Ida::reinit`] after changing the state). If `tout` equals the
+    /// current time, returns at once with [`StepKind::Reached`].
+    pub fn solve_to(&mut self, tout: f64) -> Result<Step, IdaError> {
+        check_finite("Ida::solve_to", "tout", tout)?;
+        if tout == self.t {
+            return Ok(Step {
+                t: self.t,
+                kind: StepKind::Reached,
+            });
+        }
+        self.begin_call();
+        let m = self.mem.as_raw();
+        // SAFETY: initialised IDA memory.
+        let flag = unsafe { sys::IDASetStopTime(m, tout) };
+        self.check(FlagKind::Ida, "IDASetStopTime", flag)?;
+        let (raw, ..) = self.raw_counters();
+        if raw[idx::STEPS] == 0 {
+            // The first step after (re)initialisation re-initialises the linear solver.
+            self.fold_stats(Resets::linear_solver());
+        }
+        let mut tret = self.t;
+        // SAFETY: initialised IDA memory; the output vectors have the system size; callbacks
+        // reach the callback data through user_data, no Rust reference to it is live.
+        let flag = unsafe {
+            sys::IDASolve(
+                m,
+                tout,
+                &mut tret,
+                self.y.as_raw(),
+                self.yp.as_raw(),
+                sys::IDA_NORMAL,
+            )
+        };
+        if tret.is_finite() {
+            self.t = tret;
+        }
+        let flag = self.check(FlagKind::Ida, "IDASolve", flag)?;
+        if flag == sys::IDA_ROOT_RETURN {
+            let mut info: Vec<c_int> = vec![0; self.data.get().n_roots];
+            // SAFETY: `info` has nrtfn entries.
+            let f = unsafe { sys::IDAGetRootInfo(m, info.as_mut_ptr()) };
+            self.check(FlagKind::Ida, "IDAGetRootInfo", f)?;
+            return Ok(Step {
+                t: self.t,
+                kind: StepKind::Root(info),
+            });
+        }
+        // IDA_SUCCESS or IDA_TSTOP_RETURN: tout reached (tret == tstop exactly).
+        self.t = tout;
+        Ok(Step {
+            t: tout,
+            kind: StepKind::Reached,
+        })
+    }
+
+    /// Restarts the integration at `t0` from `y0`, `yp0` (`IDAReInit`), e.g. after an event
+    /// changed the state. Options, root functions and statistics are kept.
+    pub fn reinit(&mut self, t0: f64, y0: &[f64], yp0: &[f64]) -> Result<(), IdaError> {
+        const CALL: &str = "Ida::reinit";
+        check_len(CALL, "y0", y0.len(), self.n)?;
+        check_len(CALL, "yp0", yp0.len(), self.n)?;
+        check_finite(CALL, "t0", t0)?;
+        self.begin_call();
+        self.fold_stats(Resets::reinit());
+        self.stats.reinits += 1;
+        self.y.as_mut_slice()?.copy_from_slice(y0);
+        self.yp.as_mut_slice()?.copy_from_slice(yp0);
+        self.t = t0;
+        // SAFETY: initialised IDA memory; the vectors have the system size (IDA copies them).
+        let flag =
+            unsafe { sys::IDAReInit(self.mem.as_raw(), t0, self.y.as_raw(), self.yp.as_raw()) };
+        self.check(FlagKind::Ida, "IDAReInit", flag)?;
+        Ok(())
+    }
+
+    /// Makes the initial conditions consistent (`IDACalcIC`); [`Ida::y`]/[`Ida::yp`] hold the
+    /// corrected values afterwards. `tout1` is the first output time (only its direction and
+    /// distance from the current time are used, to scale the search).
+    ///
+    /// [`InitialCondition::AlgebraicAndDerivatives`] needs [`IdaOptions::differential`].
+    pub fn calc_ic(&mut self, mode: InitialCondition, tout1: f64) -> Result<(), IdaError> {
+        check_finite("Ida::calc_ic", "tout1", tout1)?;
+        self.begin_call();
+        let icopt = match mode {
+            InitialCondition::AlgebraicAndDerivatives => sys::IDA_YA_YDP_INIT,
+            InitialCondition::AllY => sys::IDA_Y_INIT,
+        };
+        self.fold_stats(Resets::linear_solver());
+        let m = self.mem.as_raw();
+        // SAFETY: initialised IDA memory; callbacks as in `solve_to`.
+        let flag = unsafe { sys::IDACalcIC(m, icopt, tout1) };
+        self.check(FlagKind::Ida, "IDACalcIC", flag)?;
+        // SAFETY: the vectors have the system size.
+        let flag = unsafe { sys::IDAGetConsistentIC(m, self.y.as_raw(), self.yp.as_raw()) };
+        self.check(FlagKind::Ida, "IDAGetConsistentIC", flag)?;
+        Ok(())
+    }
+
+    /// The time of the current solution.
+    pub fn t(&self) -> f64 {
+        self.t
+    }
+
+    /// The solution `y` at [`Ida::t`].
+    pub fn y(&self) -> &[f64] {
+        self.y.as_slice()
+    }
+
+    /// The derivative `y'` at [`Ida::t`].
+    pub fn yp(&self) -> &[f64] {
+        self.yp.as_slice()
+    }
+
+    /// The system size.
+    pub fn size(&self) -> usize {
+        self.n
+    }
+
+    /// The `k`-th derivative of the interpolating polynomial at `t` (`IDAGetDky`), `t` within
+    /// the last internal step and `0 <= k <=` the last order. `out.len()` must be the system size.
+    pub fn dense_output(&self, t: f64, k: i32, out: &mut [f64]) -> Result<(), IdaError> {
+        check_len("Ida::dense_output", "out", out.len(), self.n)?;
+        let v = BorrowedNVector::new(out, &self.ctx)?;
+        // SAFETY: initialised IDA memory, only read; `v` wraps `out` of the system size.
+        let flag = unsafe { sys::IDAGetDky(self.mem.as_raw(), t, k, v.as_raw()) };
+        let data = self.data.get();
+        check_flag(FlagKind::Ida, "IDAGetDky", flag, || FailureContext {
+            time: t,
+            callback: None,
+            detail: data.solver_message.clone(),
+        })?;
+        Ok(())
+    }
+
+    /// Cumulative statistics since [`Ida::new`] (kept across [`Ida::reinit`]).
+    pub fn stats(&self) -> SolverStats {
+        let (raw, hlast, qlast, hcur) = self.raw_counters();
+        let tot = self.stats.totals(&raw);
+        let (last_step, last_order) = if raw[idx::STEPS] > 0 {
+            (hlast, qlast)
+        } else {
+            (self.stats.last_step, self.stats.last_order)
+        };
+        SolverStats {
+            steps: tot[idx::STEPS],
+            residual_evals: tot[idx::RES],
+            jacobian_residual_evals: tot[idx::RES_DQ],
+            jacobian_evals: tot[idx::JAC],
+            linear_setups: tot[idx::LIN_SETUPS],
+            error_test_failures: tot[idx::ERR_FAILS],
+            nonlinear_iterations: tot[idx::NL_ITERS],
+            nonlinear_conv_failures: tot[idx::NL_FAILS],
+            root_evals: tot[idx::ROOT_EVALS],
+            reinits: self.stats.reinits,
+            last_step,
+            last_order,
+            current_step: hcur,
+        }
+    }
+
+    /// The model.
+    pub fn system(&self) -> &S {
+        &self.data.get().system
+    }
+
+    /// The model, mutably (e.g. to change a parameter between steps; call [`Ida::reinit`]
+    /// if that makes the solution discontinuous).
+    pub fn system_mut(&mut self) -> &mut S {
+        &mut self.data.get_mut().system
+    }
+
+    /// Sets the largest step size (`IDASetMaxStep`); `f64::INFINITY` or 0 removes the limit.
+    pub fn set_max_step(&mut self, h: f64) -> Result<(), IdaError> {
+        if h.is_nan() || h < 0.0 {
+            return Err(IdaError::invalid("Ida::set_max_step", "h must be >= 0"));
+        }
+        let h = if h.is_infinite() { 0.0 } else { h };
+        self.begin_call();
+        // SAFETY: initialised IDA memory.
+        let flag = unsafe { sys::IDASetMaxStep(self.mem.as_raw(), h) };
+        self.check(FlagKind::Ida, "IDASetMaxStep", flag)?;
+        Ok(())
+    }
+
+    /// Sets which crossings each root function reports: `1` rising, `-1` falling, `0` both.
+    pub fn set_root_directions(&mut self, directions: &[i32]) -> Result<(), IdaError> {
+        let n_roots = self.data.get().n_roots;
+        check_len(
+            "Ida::set_root_directions",
+            "directions",
+            directions.len(),
+            n_roots,
+        )?;
+        self.root_directions = directions.iter().map(|d| d.signum()).collect();
+        if self.roots_active {
+            self.begin_call();
+            self.apply_root_directions()?;
+        }
+        Ok(())
+    }
+
+    /// Switches root finding off (`false`) or back on (`true`, with the directions set before).
+    pub fn set_roots_active(&mut self, active: bool) -> Result<(), IdaError> {
+        let n_roots = self.data.get().n_roots;
+        if active == self.roots_active || n_roots == 0 {
+            return Ok(());
+        }
+        self.begin_call();
+        self.fold_stats(Resets::roots());
+        let m = self.mem.as_raw();
+        let flag = if active {
+            let c = c_int::try_from(n_roots)
+                .map_err(|_| IdaError::invalid("Ida::set_roots_active", "too many roots"))?;
+            // SAFETY: initialised IDA memory; the trampoline matches IDARootFn.
+            unsafe { sys::IDARootInit(m, c, Some(roots_trampoline::<S>)) }
+        } else {
+            // SAFETY: initialised IDA memory; 0 root functions frees IDA's root memory.
+            unsafe { sys::IDARootInit(m, 0, None) }
+        };
+        self.check(FlagKind::Ida, "IDARootInit", flag)?;
+        self.roots_active = active;
+        if active {
+            self.apply_root_directions()?;
+        }
+        Ok(())
+    }
+
+    /// Whether root finding is on.
+    pub fn roots_active(&self) -> bool {
+        self.roots_active
+    }
+
+    fn apply_root_directions(&mut self) -> Result<(), IdaError> {
+        let mut dirs: Vec<c_int> = self.root_directions.clone();
+        // SAFETY: initialised IDA memory with nrtfn = dirs.len() root functions; IDA copies.
+        let flag = unsafe { sys::IDASetRootDirection(self.mem.as_raw(), dirs.as_mut_ptr()) };
+        self.check(FlagKind::Ida, "IDASetRootDirection", flag)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,126 @@
+//! The model side of the integrator: [`DaeSystem`].
+
+use super::error::CallbackError;
+
+/// What the integrator asks of the model: an implicit DAE `F(t, y, y') = 0` of size
+/// `n = y.len()`, optional zero-crossing (root) functions and an optional Jacobian.
+///
+/// Errors returned here are not panics: they travel back to the caller of
+/// [`Ida`](super::Ida) as [`IdaError::Callback`](super::IdaError::Callback). A panic inside a
+/// callback is caught and treated as a fatal error carrying the panic message.
+pub trait DaeSystem {
+    /// `res = F(t, y, yp)`.
+    ///
+    /// Return `Err(CallbackError::Recoverable(msg))` for a problem that a smaller step may cure
+    /// (NaN, too large penetration): IDA retries with a smaller step.
+    /// Return `Err(CallbackError::Fatal(msg))` otherwise: the integration stops and the message
+    /// is kept for the caller.
+    fn residual(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        res: &mut [f64],
+    ) -> Result<(), CallbackError>;
+
+    /// Number of zero-crossing functions (default 0). Read once, when the solver is created.
+    fn root_count(&self) -> usize {
+        0
+    }
+
+    /// The zero-crossing functions `g(t, y, yp)`, `g.len() == root_count()`.
+    fn roots(
+        &mut self,
+        _t: f64,
+        _y: &[f64],
+        _yp: &[f64],
+        _g: &mut [f64],
+    ) -> Result<(), CallbackError> {
+        Ok(())
+    }
+
+    /// The iteration matrix `J = dF/dy + cj dF/dyp`, written into `jac` (zeroed beforehand).
+    ///
+    /// Only called when [`IdaOptions::user_jacobian`](super::IdaOptions::user_jacobian) is set;
+    /// otherwise IDA uses difference quotients of the residual. Return `None` when no Jacobian
+    /// is provided (with `user_jacobian` set, that is a fatal error).
+    fn jacobian(
+        &mut self,
+        _t: f64,
+        _cj: f64,
+        _y: &[f64],
+        _yp: &[f64],
+        _res: &[f64],
+        _jac: &mut DenseMatrixView<'_>,
+    ) -> Option<Result<(), CallbackError>> {
+        None
+    }
+}
+
+/// A square, column-major dense matrix borrowed from SUNDIALS for one Jacobian evaluation.
+#[derive(Debug)]
+pub struct DenseMatrixView<'a> {
+    data: &'a mut [f64],
+    n: usize,
+}
+
+impl<'a> DenseMatrixView<'a> {
+    /// Wraps column-major storage of an `n × n` matrix; `None` if `data.len() != n * n`.
+    pub fn new(data: &'a mut [f64], n: usize) -> Option<Self> {
+        (n.checked_mul(n) == Some(data.len())).then_some(DenseMatrixView { data, n })
+    }
+
+    /// The number of rows (= columns).
+    pub fn size(&self) -> usize {
+        self.n
+    }
+
+    /// Entry `(row, col)`; `None` when out of range.
+    pub fn get(&self, row: usize, col: usize) -> Option<f64> {
+        self.index(row, col).and_then(|k| self.data.get(k).copied())
+    }
+
+    /// Sets entry `(row, col)`; returns `false` (and does nothing) when out of range.
+    pub fn set(&mut self, row: usize, col: usize, value: f64) -> bool {
+        match self.index(row, col).and_then(|k| self.data.get_mut(k)) {
+            Some(x) => {
+                *x = value;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds to entry `(row, col)`; returns `false` (and does nothing) when out of range.
+    pub fn add(&mut self, row: usize, col: usize, value: f64) -> bool {
+        match self.index(row, col).and_then(|k| self.data.get_mut(k)) {
+            Some(x) => {
+                *x += value;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Column `col` as a slice; `None` when out of range.
+    pub fn column_mut(&mut self, col: usize) -> Option<&mut [f64]> {
+        if col >= self.n {
+            return None;
+        }
+        self.data.get_mut(col * self.n..(col + 1) * self.n)
+    }
+
+    /// Sets every entry to zero.
+    pub fn fill_zero(&mut self) {
+        self.data.fill(0.0);
+    }
+
+    /// The raw column-major storage.
+    pub fn as_mut_slice(&mut self) -> &mut [f64] {
+        self.data
+    }
+
+    fn index(&self, row: usize, col: usize) -> Option<usize> {
+        (row < self.n && col < self.n).then(|| col * self.n + row)
+    }
+}
