@@ -16,3 +16,4 @@ pub mod dynamics;
 pub mod ida;
 pub mod model;
 pub mod scene;
+pub mod simulation;

@@ -79,11 +79,20 @@ impl DaeSystem for MechanismDae {
         yp: &[f64],
         res: &mut [f64],
     ) -> Result<(), CallbackError> {
-        residual(&self.mechanism, &self.inputs, &mut self.workspace, y, yp, res);
+        residual(
+            &self.mechanism,
+            &self.inputs,
+            &mut self.workspace,
+            y,
+            yp,
+            res,
+        );
         if res.iter().all(|r| r.is_finite()) {
             Ok(())
         } else {
-            Err(CallbackError::Recoverable("the residual is not finite".into()))
+            Err(CallbackError::Recoverable(
+                "the residual is not finite".into(),
+            ))
         }
     }
 }
@@ -99,13 +108,19 @@ pub struct Simulation {
 
 impl std::fmt::Debug for Simulation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Simulation").field("model", &self.spec.name).field("time", &self.time()).finish()
+        f.debug_struct("Simulation")
+            .field("model", &self.spec.name)
+            .field("time", &self.time())
+            .finish()
     }
 }
 
 impl Simulation {
     /// Loads a model file and prepares its simulation at the start time.
-    pub fn from_file(path: &Path, options: SimulationOptions) -> Result<Simulation, SimulationError> {
+    pub fn from_file(
+        path: &Path,
+        options: SimulationOptions,
+    ) -> Result<Simulation, SimulationError> {
         Simulation::new(model::load_file(path)?, options)
     }
 
@@ -122,13 +137,23 @@ impl Simulation {
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
         let ida_options = IdaOptions {
             rtol: tolerance,
-            atol: tolerance,
+            atol: tolerance.into(),
             max_step: options.max_step,
             ..IdaOptions::default()
         };
-        let dae = MechanismDae { mechanism, inputs, workspace };
+        let dae = MechanismDae {
+            mechanism,
+            inputs,
+            workspace,
+        };
         let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
-        Ok(Simulation { spec, scene, assembly, variables, ida })
+        Ok(Simulation {
+            spec,
+            scene,
+            assembly,
+            variables,
+            ida,
+        })
     }
 
     pub fn time(&self) -> f64 {
@@ -162,7 +187,9 @@ impl Simulation {
     /// Values of all variables at the current time, in table order.
     pub fn values(&mut self) -> Vec<f64> {
         self.refresh_workspace();
-        (0..self.variables.variables.len()).map(|i| self.evaluate(i)).collect()
+        (0..self.variables.variables.len())
+            .map(|i| self.evaluate(i))
+            .collect()
     }
 
     /// Values of the output variables at the current time, in table order.
@@ -179,7 +206,14 @@ impl Simulation {
         let yp = self.ida.yp().to_vec();
         let dae = self.ida.system_mut();
         let mut res = vec![0.0; y.len()];
-        residual(&dae.mechanism, &dae.inputs, &mut dae.workspace, &y, &yp, &mut res);
+        residual(
+            &dae.mechanism,
+            &dae.inputs,
+            &mut dae.workspace,
+            &y,
+            &yp,
+            &mut res,
+        );
     }
 
     fn evaluate(&self, index: usize) -> f64 {
@@ -187,10 +221,13 @@ impl Simulation {
         let (y, yp) = (self.ida.y(), self.ida.yp());
         let variable = &self.variables.variables[index];
         let scalar_states = |body: usize| {
-            dae.mechanism.bodies[body].joint.as_ref().and_then(|j| match j.motion {
-                Motion::Free => None,
-                _ => j.states,
-            })
+            dae.mechanism.bodies[body]
+                .joint
+                .as_ref()
+                .and_then(|j| match j.motion {
+                    Motion::Free => None,
+                    _ => j.states,
+                })
         };
         match variable.kind {
             VariableKind::Parameter(i) => self.scene.parameters[i].value,
@@ -207,7 +244,11 @@ impl Simulation {
                 None => dae.inputs.motion[body].qdd,
             },
             VariableKind::JointForce(body) => dae.workspace.drive[body],
-            VariableKind::Frame { object, quantity, component } => {
+            VariableKind::Frame {
+                object,
+                quantity,
+                component,
+            } => {
                 let (body, pose) = self.assembly.placement[object.0];
                 let motion = &dae.workspace.motion[body];
                 let arm = motion.rotation * pose.translation.vector;
@@ -233,7 +274,10 @@ impl Simulation {
             SimulationError::Usage(format!("there is no variable with index {index}"))
         })?;
         if variable.causality != Causality::Input {
-            return Err(SimulationError::Usage(format!("`{}` is not an input", variable.name)));
+            return Err(SimulationError::Usage(format!(
+                "`{}` is not an input",
+                variable.name
+            )));
         }
         let kind = variable.kind;
         let inputs = &mut self.ida.system_mut().inputs;

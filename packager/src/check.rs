@@ -5,9 +5,18 @@ use fmu_runtime::assembly::{Causality, TreeJointKind};
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
 
 pub fn run(args: &CheckArgs) -> Result<(), String> {
-    let sim = Simulation::from_file(&args.model, SimulationOptions::default()).map_err(|e| e.to_string())?;
+    let sim = Simulation::from_file(&args.model, SimulationOptions::default())
+        .map_err(|e| e.to_string())?;
     let scene = &sim.scene;
-    println!("model {}{}", sim.spec.name, sim.spec.description.as_ref().map(|d| format!(" \"{d}\"")).unwrap_or_default());
+    println!(
+        "model {}{}",
+        sim.spec.name,
+        sim.spec
+            .description
+            .as_ref()
+            .map(|d| format!(" \"{d}\""))
+            .unwrap_or_default()
+    );
     println!(
         "{} objects, {} joints, {} force elements → {} bodies (super-objects), {} states",
         scene.objects.len() - 1,
@@ -18,7 +27,11 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
     );
     println!("\nsuper-objects:");
     for (index, body) in sim.assembly.super_objects.iter().enumerate() {
-        let members: Vec<&str> = body.members.iter().map(|m| scene.object(m.object).name.as_str()).collect();
+        let members: Vec<&str> = body
+            .members
+            .iter()
+            .map(|m| scene.object(m.object).name.as_str())
+            .collect();
         let joint = match &body.joint {
             None => "root".to_string(),
             Some(tj) => {
@@ -28,17 +41,34 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
                     TreeJointKind::Free => "free",
                 };
                 let parent = body.parent.unwrap_or(0);
-                format!("{kind} joint `{}` to body {parent}", scene.joints[tj.joint.0].spec.name)
+                format!(
+                    "{kind} joint `{}` to body {parent}",
+                    scene.joints[tj.joint.0].spec.name
+                )
             }
         };
-        let mass = body.mass.as_ref().map(|m| format!(", mass {} kg", m.mass)).unwrap_or_default();
+        let mass = body
+            .mass
+            .as_ref()
+            .map(|m| format!(", mass {} kg", m.mass))
+            .unwrap_or_default();
         println!("  {index}: [{}] {joint}{mass}", members.join(", "));
         if !body.visual_only.is_empty() {
-            let visual: Vec<&str> = body.visual_only.iter().map(|&i| scene.object(body.members[i].object).name.as_str()).collect();
-            println!("     visual only (evaluated at communication points): {}", visual.join(", "));
+            let visual: Vec<&str> = body
+                .visual_only
+                .iter()
+                .map(|&i| scene.object(body.members[i].object).name.as_str())
+                .collect();
+            println!(
+                "     visual only (evaluated at communication points): {}",
+                visual.join(", ")
+            );
         }
         if !body.no_collision_pairs.is_empty() {
-            println!("     does not collide with bodies {:?}", body.no_collision_pairs);
+            println!(
+                "     does not collide with bodies {:?}",
+                body.no_collision_pairs
+            );
         }
     }
     println!("\nvariables:");
@@ -48,9 +78,19 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             Causality::Input => "input",
             Causality::Output => "output",
         };
-        let start = variable.start.map(|s| format!(" = {s}")).unwrap_or_default();
-        let unit = if variable.unit.is_empty() { String::new() } else { format!(" [{}]", variable.unit) };
-        println!("  {causality:9} {}{unit}{start}  {}", variable.name, variable.description);
+        let start = variable
+            .start
+            .map(|s| format!(" = {s}"))
+            .unwrap_or_default();
+        let unit = if variable.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", variable.unit)
+        };
+        println!(
+            "  {causality:9} {}{unit}{start}  {}",
+            variable.name, variable.description
+        );
     }
     let e = &sim.spec.experiment;
     println!(

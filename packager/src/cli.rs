@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "fmu3d", version, about = "3D mechanical assemblies as FMI 2.0 co-simulation units")]
+#[command(
+    name = "fmu3d",
+    version,
+    about = "3D mechanical assemblies as FMI 2.0 co-simulation units"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

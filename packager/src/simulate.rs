@@ -7,13 +7,18 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub fn run(args: &SimulateArgs) -> Result<(), String> {
-    let options = SimulationOptions { tolerance: args.tolerance, ..SimulationOptions::default() };
+    let options = SimulationOptions {
+        tolerance: args.tolerance,
+        ..SimulationOptions::default()
+    };
     let mut sim = Simulation::from_file(&args.model, options).map_err(|e| e.to_string())?;
     let experiment = sim.spec.experiment.clone();
     let stop = args.stop_time.unwrap_or(experiment.stop_time);
     let step = args.step.unwrap_or(experiment.interval);
     if !(step > 0.0 && step.is_finite()) {
-        return Err(format!("--step must be a positive number of seconds, not {step}"));
+        return Err(format!(
+            "--step must be a positive number of seconds, not {step}"
+        ));
     }
     if !(stop >= experiment.start_time && stop.is_finite()) {
         return Err(format!(
@@ -21,7 +26,10 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
             experiment.start_time
         ));
     }
-    let path = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{}.csv", sim.spec.name)));
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.csv", sim.spec.name)));
     let mut csv = String::new();
     csv.push_str("time");
     for (_, variable) in sim.variables.outputs() {
@@ -35,12 +43,23 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
     let mut last_report = started;
     let count = ((stop - experiment.start_time) / step).round() as u64;
     for i in 0..=count {
-        let t = if i == count { stop } else { experiment.start_time + i as f64 * step };
-        sim.advance_to(t).map_err(|e| format!("{}: at t = {} s: {e}", args.model.display(), sim.time()))?;
+        let t = if i == count {
+            stop
+        } else {
+            experiment.start_time + i as f64 * step
+        };
+        sim.advance_to(t)
+            .map_err(|e| format!("{}: at t = {} s: {e}", args.model.display(), sim.time()))?;
         write_row(&mut csv, t, &sim.output_values());
-        if progress && started.elapsed() > Duration::from_secs(1) && last_report.elapsed() > Duration::from_millis(200) {
+        if progress
+            && started.elapsed() > Duration::from_secs(1)
+            && last_report.elapsed() > Duration::from_millis(200)
+        {
             last_report = Instant::now();
-            eprint!("\r{:5.1} %  t = {t:.4} s", 100.0 * i as f64 / count.max(1) as f64);
+            eprint!(
+                "\r{:5.1} %  t = {t:.4} s",
+                100.0 * i as f64 / count.max(1) as f64
+            );
         }
     }
     if progress && started.elapsed() > Duration::from_secs(1) {

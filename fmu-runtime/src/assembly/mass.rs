@@ -15,7 +15,9 @@ pub struct MergedMass {
 impl MergedMass {
     /// Merges parts given as (mass properties in the part's frame, the part's pose in the root
     /// frame). Returns `None` when the total mass is zero.
-    pub fn merge<'a>(parts: impl IntoIterator<Item = (&'a MassSpec, Isometry3<f64>)>) -> Option<Self> {
+    pub fn merge<'a>(
+        parts: impl IntoIterator<Item = (&'a MassSpec, Isometry3<f64>)>,
+    ) -> Option<Self> {
         let parts: Vec<(f64, Vector3<f64>, Matrix3<f64>)> = parts
             .into_iter()
             .filter(|(m, _)| m.mass > 0.0)
@@ -35,7 +37,11 @@ impl MergedMass {
             .iter()
             .map(|(m, c, i)| i + steiner(*m, c - center))
             .sum::<Matrix3<f64>>();
-        Some(MergedMass { mass, center, inertia })
+        Some(MergedMass {
+            mass,
+            center,
+            inertia,
+        })
     }
 }
 

@@ -31,8 +31,20 @@ impl StateLayout {
                 let spec = &scene.joints[tree_joint.joint.0].spec;
                 match (&tree_joint.kind, &spec.kind) {
                     (TreeJointKind::Free, _) => Some((7, 6)),
-                    (_, JointKind::Revolute { flange: FlangeMode::Motion, .. })
-                    | (_, JointKind::Prismatic { flange: FlangeMode::Motion, .. }) => None,
+                    (
+                        _,
+                        JointKind::Revolute {
+                            flange: FlangeMode::Motion,
+                            ..
+                        },
+                    )
+                    | (
+                        _,
+                        JointKind::Prismatic {
+                            flange: FlangeMode::Motion,
+                            ..
+                        },
+                    ) => None,
                     _ => Some((1, 1)),
                 }
             });

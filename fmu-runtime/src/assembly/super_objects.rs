@@ -165,7 +165,12 @@ impl Assembly {
                     buffer.push((
                         other,
                         Some(act),
-                        Some(TreeJoint { joint: handle, kind, frame_a: pose, reversed }),
+                        Some(TreeJoint {
+                            joint: handle,
+                            kind,
+                            frame_a: pose,
+                            reversed,
+                        }),
                     ));
                 }
             }
@@ -173,7 +178,11 @@ impl Assembly {
                 None
             } else {
                 MergedMass::merge(members.iter().filter_map(|member| {
-                    scene.object(member.object).mass.as_ref().map(|m| (m, member.pose))
+                    scene
+                        .object(member.object)
+                        .mass
+                        .as_ref()
+                        .map(|m| (m, member.pose))
                 }))
             };
             let visual_only = members
@@ -205,7 +214,10 @@ impl Assembly {
                 ),
             ));
         }
-        let assembly = Assembly { super_objects, placement };
+        let assembly = Assembly {
+            super_objects,
+            placement,
+        };
         assembly.check_every_joint_moves_mass(scene)?;
         Ok(assembly)
     }

@@ -47,9 +47,12 @@ pub enum VariableKind {
     JointAcceleration(usize),
     /// The torque (force) the drive applies on the joint's flange.
     JointForce(usize),
-    Frame { object: ObjectHandle, quantity: FrameQuantity, component: usize },
+    Frame {
+        object: ObjectHandle,
+        quantity: FrameQuantity,
+        component: usize,
+    },
 }
-
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variable {
@@ -122,7 +125,9 @@ impl VariableTable {
             ];
             // Which of phi, w, a, tau exist, and as what (design brief, flange modes).
             let roles: [Option<Causality>; 4] = match flange {
-                FlangeMode::Passive => [Some(Causality::Output), Some(Causality::Output), None, None],
+                FlangeMode::Passive => {
+                    [Some(Causality::Output), Some(Causality::Output), None, None]
+                }
                 FlangeMode::Force => [
                     Some(Causality::Output),
                     Some(Causality::Output),
@@ -164,10 +169,18 @@ impl VariableTable {
                     variables.push(Variable {
                         name: format!("{}.{symbol}[{}]", object.name, component + 1),
                         description: description.to_string(),
-                        unit: if unit == "1" { String::new() } else { unit.to_string() },
+                        unit: if unit == "1" {
+                            String::new()
+                        } else {
+                            unit.to_string()
+                        },
                         causality: Causality::Output,
                         variability: Variability::Continuous,
-                        kind: VariableKind::Frame { object: ObjectHandle(index), quantity, component },
+                        kind: VariableKind::Frame {
+                            object: ObjectHandle(index),
+                            quantity,
+                            component,
+                        },
                         start: None,
                     });
                 }
@@ -177,7 +190,10 @@ impl VariableTable {
     }
 
     pub fn outputs(&self) -> impl Iterator<Item = (usize, &Variable)> {
-        self.variables.iter().enumerate().filter(|(_, v)| v.causality == Causality::Output)
+        self.variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.causality == Causality::Output)
     }
 
     pub fn find(&self, name: &str) -> Option<usize> {

@@ -21,7 +21,10 @@ pub enum Motion {
 /// Start values of a joint's coordinates, as the user gave them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JointStart {
-    Scalar { q: f64, qd: f64 },
+    Scalar {
+        q: f64,
+        qd: f64,
+    },
     Free {
         position: Vector3<f64>,
         rotation: UnitQuaternion<f64>,
@@ -92,13 +95,38 @@ impl Mechanism {
                 let joint = so.joint.as_ref().map(|tree_joint| {
                     let spec = &scene.joints[tree_joint.joint.0].spec;
                     let (flange, spring, damper, start) = match &spec.kind {
-                        JointKind::Revolute { phi, w, flange, spring, damper, .. } => {
-                            (*flange, *spring, *damper, JointStart::Scalar { q: *phi, qd: *w })
-                        }
-                        JointKind::Prismatic { s, v, flange, spring, damper, .. } => {
-                            (*flange, *spring, *damper, JointStart::Scalar { q: *s, qd: *v })
-                        }
-                        JointKind::Free { position, rotation, v, w } => (
+                        JointKind::Revolute {
+                            phi,
+                            w,
+                            flange,
+                            spring,
+                            damper,
+                            ..
+                        } => (
+                            *flange,
+                            *spring,
+                            *damper,
+                            JointStart::Scalar { q: *phi, qd: *w },
+                        ),
+                        JointKind::Prismatic {
+                            s,
+                            v,
+                            flange,
+                            spring,
+                            damper,
+                            ..
+                        } => (
+                            *flange,
+                            *spring,
+                            *damper,
+                            JointStart::Scalar { q: *s, qd: *v },
+                        ),
+                        JointKind::Free {
+                            position,
+                            rotation,
+                            v,
+                            w,
+                        } => (
                             FlangeMode::Passive,
                             None,
                             None,
@@ -155,7 +183,12 @@ impl Mechanism {
                 }
             })
             .collect();
-        Mechanism { bodies, forces, gravity: scene.gravity.clone(), layout }
+        Mechanism {
+            bodies,
+            forces,
+            gravity: scene.gravity.clone(),
+            layout,
+        }
     }
 
     /// Number of DAE variables.
@@ -178,7 +211,12 @@ impl Mechanism {
                     y[states.q] = *q;
                     y[states.v] = *qd;
                 }
-                JointStart::Free { position, rotation, velocity, angular_velocity } => {
+                JointStart::Free {
+                    position,
+                    rotation,
+                    velocity,
+                    angular_velocity,
+                } => {
                     y[states.q..states.q + 3].copy_from_slice(position.as_slice());
                     y[states.q + 3..states.q + 7].copy_from_slice(rotation.coords.as_slice());
                     y[states.v..states.v + 3].copy_from_slice(velocity.as_slice());

@@ -45,10 +45,17 @@ impl FlangeInputs {
                 ..
             }) = &body.joint
             {
-                motion[k] = ScalarCoordinates { q: *q, qd: *qd, qdd: 0.0 };
+                motion[k] = ScalarCoordinates {
+                    q: *q,
+                    qd: *qd,
+                    qdd: 0.0,
+                };
             }
         }
-        FlangeInputs { force: vec![0.0; n], motion }
+        FlangeInputs {
+            force: vec![0.0; n],
+            motion,
+        }
     }
 }
 
@@ -106,13 +113,20 @@ fn read_coordinates(
     yp: &[f64],
 ) {
     for (k, body) in mechanism.bodies.iter().enumerate() {
-        ws.coordinates[k] = body.joint.as_ref().map(|joint| match (&joint.motion, joint.states) {
-            (Motion::Free, Some(s)) => JointCoordinates::Free(FreeCoordinates::read(y, yp, s.q, s.v)),
-            (_, Some(s)) => {
-                JointCoordinates::Scalar(ScalarCoordinates { q: y[s.q], qd: y[s.v], qdd: yp[s.v] })
-            }
-            (_, None) => JointCoordinates::Scalar(inputs.motion[k]),
-        });
+        ws.coordinates[k] = body
+            .joint
+            .as_ref()
+            .map(|joint| match (&joint.motion, joint.states) {
+                (Motion::Free, Some(s)) => {
+                    JointCoordinates::Free(FreeCoordinates::read(y, yp, s.q, s.v))
+                }
+                (_, Some(s)) => JointCoordinates::Scalar(ScalarCoordinates {
+                    q: y[s.q],
+                    qd: y[s.v],
+                    qdd: yp[s.v],
+                }),
+                (_, None) => JointCoordinates::Scalar(inputs.motion[k]),
+            });
     }
 }
 
@@ -171,11 +185,16 @@ fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace) {
         let e = d / length;
         let speed = (vb - va).dot(&e);
         let tension = match link.kind {
-            ForceKind::Spring { stiffness, length: l0 } => stiffness * (length - l0),
+            ForceKind::Spring {
+                stiffness,
+                length: l0,
+            } => stiffness * (length - l0),
             ForceKind::Damper { damping } => damping * speed,
-            ForceKind::SpringDamper { stiffness, length: l0, damping } => {
-                stiffness * (length - l0) + damping * speed
-            }
+            ForceKind::SpringDamper {
+                stiffness,
+                length: l0,
+                damping,
+            } => stiffness * (length - l0) + damping * speed,
         };
         // Tension pulls the two points toward each other along e (from a to b).
         apply(ws, link.body_a, &ra, &(tension * e));
@@ -212,8 +231,8 @@ fn equations_of_motion(
             Motion::Free => {
                 let Some(s) = joint.states else { continue };
                 let parent = &ws.motion[body.parent];
-                let rotation_a = parent.rotation
-                    * joint.frame_a.rotation.to_rotation_matrix().matrix();
+                let rotation_a =
+                    parent.rotation * joint.frame_a.rotation.to_rotation_matrix().matrix();
                 let f = rotation_a.transpose() * ws.force[k];
                 let t = m.rotation.transpose() * ws.torque[k];
                 for i in 0..3 {
@@ -227,7 +246,9 @@ fn equations_of_motion(
                     Motion::Revolute(_) => n.dot(&ws.torque[k]),
                     _ => n.dot(&ws.force[k]),
                 };
-                let Some(JointCoordinates::Scalar(c)) = ws.coordinates[k] else { continue };
+                let Some(JointCoordinates::Scalar(c)) = ws.coordinates[k] else {
+                    continue;
+                };
                 let mut passive = 0.0;
                 if let Some((stiffness, q0)) = joint.spring {
                     passive -= stiffness * (c.q - q0);
@@ -240,7 +261,11 @@ fn equations_of_motion(
                         ws.drive[k] = generalized - passive;
                     }
                     (flange, Some(s)) => {
-                        let drive = if flange == FlangeMode::Force { inputs.force[k] } else { 0.0 };
+                        let drive = if flange == FlangeMode::Force {
+                            inputs.force[k]
+                        } else {
+                            0.0
+                        };
                         ws.drive[k] = drive;
                         res[s.v] = generalized - passive - drive;
                     }

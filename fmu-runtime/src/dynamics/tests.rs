@@ -9,7 +9,12 @@ use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
 const G: f64 = 9.81;
 
-fn object(name: &str, parent: Option<&str>, position: Vector3<f64>, mass: Option<MassSpec>) -> ObjectSpec {
+fn object(
+    name: &str,
+    parent: Option<&str>,
+    position: Vector3<f64>,
+    mass: Option<MassSpec>,
+) -> ObjectSpec {
     ObjectSpec {
         name: name.into(),
         parent: parent.map(Into::into),
@@ -24,7 +29,11 @@ fn object(name: &str, parent: Option<&str>, position: Vector3<f64>, mass: Option
 }
 
 fn point_mass(m: f64, center: Vector3<f64>, inertia: f64) -> MassSpec {
-    MassSpec { mass: m, center_of_mass: center, inertia: Matrix3::identity() * inertia }
+    MassSpec {
+        mass: m,
+        center_of_mass: center,
+        inertia: Matrix3::identity() * inertia,
+    }
 }
 
 fn joint(name: &str, from: &str, to: &str, kind: JointKind) -> JointSpec {
@@ -39,7 +48,14 @@ fn joint(name: &str, from: &str, to: &str, kind: JointKind) -> JointSpec {
 }
 
 fn revolute(axis: Vector3<f64>, phi: f64, w: f64) -> JointKind {
-    JointKind::Revolute { axis, phi, w, flange: FlangeMode::Passive, spring: None, damper: None }
+    JointKind::Revolute {
+        axis,
+        phi,
+        w,
+        flange: FlangeMode::Passive,
+        spring: None,
+        damper: None,
+    }
 }
 
 fn spec(objects: Vec<ObjectSpec>, joints: Vec<JointSpec>, forces: Vec<ForceSpec>) -> ModelSpec {
@@ -47,7 +63,9 @@ fn spec(objects: Vec<ObjectSpec>, joints: Vec<JointSpec>, forces: Vec<ForceSpec>
         name: "test".into(),
         description: None,
         parameters: vec![],
-        gravity: GravitySpec::Uniform { acceleration: Vector3::new(0.0, -G, 0.0) },
+        gravity: GravitySpec::Uniform {
+            acceleration: Vector3::new(0.0, -G, 0.0),
+        },
         experiment: ExperimentSpec::default(),
         objects,
         joints,
@@ -71,8 +89,18 @@ fn start_derivatives(spec: &ModelSpec) -> (Mechanism, Vec<f64>, Vec<f64>) {
 fn pendulum_acceleration_matches_closed_form() {
     let (m, d, i, phi) = (1.0, 0.5, 0.001, 0.3);
     let model = spec(
-        vec![object("body", None, Vector3::zeros(), Some(point_mass(m, Vector3::new(d, 0.0, 0.0), i)))],
-        vec![joint("rev", WORLD, "body", revolute(Vector3::z(), phi, 0.0))],
+        vec![object(
+            "body",
+            None,
+            Vector3::zeros(),
+            Some(point_mass(m, Vector3::new(d, 0.0, 0.0), i)),
+        )],
+        vec![joint(
+            "rev",
+            WORLD,
+            "body",
+            revolute(Vector3::z(), phi, 0.0),
+        )],
         vec![],
     );
     let (_, _, yp) = start_derivatives(&model);
@@ -89,15 +117,30 @@ fn reversed_joint_gives_the_same_acceleration() {
     let model = spec(
         vec![
             object("pivot", Some(WORLD), Vector3::new(0.2, 0.1, 0.0), None),
-            object("body", None, Vector3::zeros(), Some(point_mass(m, Vector3::new(d, 0.0, 0.0), i))),
+            object(
+                "body",
+                None,
+                Vector3::zeros(),
+                Some(point_mass(m, Vector3::new(d, 0.0, 0.0), i)),
+            ),
         ],
         // body → pivot: the body turns by −φ about z relative to the pivot.
-        vec![joint("rev", "body", "pivot", revolute(Vector3::z(), -phi, 0.0))],
+        vec![joint(
+            "rev",
+            "body",
+            "pivot",
+            revolute(Vector3::z(), -phi, 0.0),
+        )],
         vec![],
     );
     let (_, _, yp) = start_derivatives(&model);
     let expected = -m * G * d * phi.cos() / (i + m * d * d);
-    assert!((yp[1] + expected).abs() < 1e-12, "{} vs {}", yp[1], -expected);
+    assert!(
+        (yp[1] + expected).abs() < 1e-12,
+        "{} vs {}",
+        yp[1],
+        -expected
+    );
 }
 
 /// Rigid attachment = merged body: a massless link frame carrying the mass at its tip.
@@ -107,9 +150,19 @@ fn rigidly_attached_mass_is_merged() {
     let model = spec(
         vec![
             object("link", None, Vector3::zeros(), None),
-            object("tip", Some("link"), Vector3::new(d, 0.0, 0.0), Some(point_mass(m, Vector3::zeros(), 0.0))),
+            object(
+                "tip",
+                Some("link"),
+                Vector3::new(d, 0.0, 0.0),
+                Some(point_mass(m, Vector3::zeros(), 0.0)),
+            ),
         ],
-        vec![joint("rev", WORLD, "link", revolute(Vector3::z(), phi, 0.0))],
+        vec![joint(
+            "rev",
+            WORLD,
+            "link",
+            revolute(Vector3::z(), phi, 0.0),
+        )],
         vec![],
     );
     let (_, _, yp) = start_derivatives(&model);
@@ -125,9 +178,19 @@ fn double_pendulum_start_accelerations() {
     let (m1, m2, l1, l2) = (1.0, 0.5, 1.0, 0.8);
     let model = spec(
         vec![
-            object("b1", None, Vector3::zeros(), Some(point_mass(m1, Vector3::new(l1, 0.0, 0.0), 0.0))),
+            object(
+                "b1",
+                None,
+                Vector3::zeros(),
+                Some(point_mass(m1, Vector3::new(l1, 0.0, 0.0), 0.0)),
+            ),
             object("tip1", Some("b1"), Vector3::new(l1, 0.0, 0.0), None),
-            object("b2", None, Vector3::zeros(), Some(point_mass(m2, Vector3::new(l2, 0.0, 0.0), 0.0))),
+            object(
+                "b2",
+                None,
+                Vector3::zeros(),
+                Some(point_mass(m2, Vector3::new(l2, 0.0, 0.0), 0.0)),
+            ),
         ],
         vec![
             joint("rev1", WORLD, "b1", revolute(Vector3::z(), 0.0, 0.0)),
@@ -138,7 +201,12 @@ fn double_pendulum_start_accelerations() {
     let (_, _, yp) = start_derivatives(&model);
     // Absolute angles θ1 = φ1, θ2 = φ1 + φ2; at rest and horizontal, Lagrange gives
     // [(m1+m2) l1², m2 l1 l2; m2 l1 l2, m2 l2²] [θ̈1; θ̈2] = [−(m1+m2) g l1; −m2 g l2].
-    let a = nalgebra::Matrix2::new((m1 + m2) * l1 * l1, m2 * l1 * l2, m2 * l1 * l2, m2 * l2 * l2);
+    let a = nalgebra::Matrix2::new(
+        (m1 + m2) * l1 * l1,
+        m2 * l1 * l2,
+        m2 * l1 * l2,
+        m2 * l2 * l2,
+    );
     let b = nalgebra::Vector2::new(-(m1 + m2) * G * l1, -m2 * G * l2);
     let theta = a.lu().solve(&b).expect("regular");
     let (phi1, phi2) = (yp[2], yp[3]);
@@ -150,7 +218,11 @@ fn double_pendulum_start_accelerations() {
 #[test]
 fn free_body_follows_euler_equations() {
     let inertia = Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 3.0));
-    let mass = MassSpec { mass: 3.0, center_of_mass: Vector3::zeros(), inertia };
+    let mass = MassSpec {
+        mass: 3.0,
+        center_of_mass: Vector3::zeros(),
+        inertia,
+    };
     let w = Vector3::new(0.3, -1.1, 0.7);
     let rotation = UnitQuaternion::from_euler_angles(0.2, -0.5, 1.0);
     let model = spec(
@@ -159,7 +231,12 @@ fn free_body_follows_euler_equations() {
             "free",
             WORLD,
             "body",
-            JointKind::Free { position: Vector3::new(1.0, 2.0, 3.0), rotation, v: Vector3::new(0.1, 0.2, 0.3), w },
+            JointKind::Free {
+                position: Vector3::new(1.0, 2.0, 3.0),
+                rotation,
+                v: Vector3::new(0.1, 0.2, 0.3),
+                w,
+            },
         )],
         vec![],
     );
@@ -181,12 +258,24 @@ fn prismatic_joint_with_spring() {
     let (m, c, x, x0) = (2.0, 50.0, 0.3, 0.1);
     let axis = Vector3::new(alpha.cos(), alpha.sin(), 0.0);
     let model = spec(
-        vec![object("slider", None, Vector3::zeros(), Some(point_mass(m, Vector3::zeros(), 0.01)))],
+        vec![object(
+            "slider",
+            None,
+            Vector3::zeros(),
+            Some(point_mass(m, Vector3::zeros(), 0.01)),
+        )],
         vec![joint(
             "slide",
             WORLD,
             "slider",
-            JointKind::Prismatic { axis, s: x, v: 0.0, flange: FlangeMode::Passive, spring: Some((c, x0)), damper: None },
+            JointKind::Prismatic {
+                axis,
+                s: x,
+                v: 0.0,
+                flange: FlangeMode::Passive,
+                spring: Some((c, x0)),
+                damper: None,
+            },
         )],
         vec![],
     );
@@ -203,7 +292,12 @@ fn line_force_pulls_toward_the_anchor() {
     let model = spec(
         vec![
             object("anchor", Some(WORLD), Vector3::zeros(), None),
-            object("body", None, Vector3::zeros(), Some(point_mass(m, Vector3::zeros(), 0.01))),
+            object(
+                "body",
+                None,
+                Vector3::zeros(),
+                Some(point_mass(m, Vector3::zeros(), 0.01)),
+            ),
         ],
         vec![joint(
             "free",
@@ -220,7 +314,11 @@ fn line_force_pulls_toward_the_anchor() {
             name: "spring".into(),
             from: "anchor".into(),
             to: "body".into(),
-            kind: ForceKind::SpringDamper { stiffness: c, length: l0, damping: d },
+            kind: ForceKind::SpringDamper {
+                stiffness: c,
+                length: l0,
+                damping: d,
+            },
             location: Location::default(),
         }],
     );

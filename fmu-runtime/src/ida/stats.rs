@@ -44,6 +44,26 @@ impl SolverStats {
     }
 }
 
+/// One line, for logs and the end of a run.
+impl std::fmt::Display for SolverStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} steps, {} residual evaluations (+{} for Jacobians), {} Jacobians, \
+             {} error-test failures, {} nonlinear iterations, {} convergence failures, \
+             {} root evaluations",
+            self.steps,
+            self.residual_evals,
+            self.jacobian_residual_evals,
+            self.jacobian_evals,
+            self.error_test_failures,
+            self.nonlinear_iterations,
+            self.nonlinear_conv_failures,
+            self.root_evals
+        )
+    }
+}
+
 /// Indices into [`RawCounters`].
 pub(crate) mod idx {
     pub const STEPS: usize = 0;

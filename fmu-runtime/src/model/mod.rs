@@ -32,7 +32,11 @@ impl std::error::Error for ModelError {}
 pub fn load_file(path: &Path) -> Result<ModelSpec, ModelError> {
     let file_name = path.display().to_string();
     let source = std::fs::read_to_string(path).map_err(|e| ModelError {
-        location: Location { file: file_name.clone(), line: 0, column: 0 },
+        location: Location {
+            file: file_name.clone(),
+            line: 0,
+            column: 0,
+        },
         message: format!("cannot read the model file: {e}"),
         help: None,
     })?;
@@ -52,7 +56,11 @@ pub fn load_str_with(
     _overrides: &[(String, f64)],
 ) -> Result<ModelSpec, ModelError> {
     Err(ModelError {
-        location: Location { file: file_name.to_string(), line: 1, column: 1 },
+        location: Location {
+            file: file_name.to_string(),
+            line: 1,
+            column: 1,
+        },
         message: "the model-file front end is not built yet".into(),
         help: None,
     })

@@ -74,7 +74,9 @@ pub enum GravitySpec {
 
 impl Default for GravitySpec {
     fn default() -> Self {
-        GravitySpec::Uniform { acceleration: Vector3::new(0.0, -9.81, 0.0) }
+        GravitySpec::Uniform {
+            acceleration: Vector3::new(0.0, -9.81, 0.0),
+        }
     }
 }
 
@@ -90,7 +92,12 @@ pub struct ExperimentSpec {
 
 impl Default for ExperimentSpec {
     fn default() -> Self {
-        ExperimentSpec { start_time: 0.0, stop_time: 1.0, interval: 0.01, tolerance: 1e-6 }
+        ExperimentSpec {
+            start_time: 0.0,
+            stop_time: 1.0,
+            interval: 0.01,
+            tolerance: 1e-6,
+        }
     }
 }
 
@@ -186,17 +193,32 @@ pub enum JointKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ShapeSpec {
-    Sphere { diameter: f64 },
+    Sphere {
+        diameter: f64,
+    },
     /// Edge lengths along the object's x, y, z axes [m].
-    Box { lengths: Vector3<f64> },
+    Box {
+        lengths: Vector3<f64>,
+    },
     /// Axis along the object's z axis.
-    Cylinder { diameter: f64, length: f64 },
+    Cylinder {
+        diameter: f64,
+        length: f64,
+    },
     /// Axis along z; `length` is the length of the cylindrical part (without the end caps).
-    Capsule { diameter: f64, length: f64 },
+    Capsule {
+        diameter: f64,
+        length: f64,
+    },
     /// Axis along z, base at z = 0, apex at z = length.
-    Cone { diameter: f64, length: f64 },
+    Cone {
+        diameter: f64,
+        length: f64,
+    },
     /// Full axis lengths along x, y, z [m].
-    Ellipsoid { lengths: Vector3<f64> },
+    Ellipsoid {
+        lengths: Vector3<f64>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -225,7 +247,11 @@ pub enum ForceKind {
     /// Linear damper [N.s/m] on the relative speed along the line.
     Damper { damping: f64 },
     /// Spring and damper in parallel.
-    SpringDamper { stiffness: f64, length: f64, damping: f64 },
+    SpringDamper {
+        stiffness: f64,
+        length: f64,
+        damping: f64,
+    },
 }
 
 /// A force element acting along the line between the origins of two object frames.

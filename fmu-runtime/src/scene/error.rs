@@ -10,7 +10,10 @@ pub struct SceneError {
 
 impl SceneError {
     pub fn new(location: &Location, message: impl Into<String>) -> SceneError {
-        SceneError { location: location.clone(), message: message.into() }
+        SceneError {
+            location: location.clone(),
+            message: message.into(),
+        }
     }
 }
 

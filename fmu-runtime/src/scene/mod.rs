@@ -72,13 +72,21 @@ impl Scene {
                     format!("joint `{}` connects `{}` to itself", joint.name, joint.from),
                 ));
             }
-            joints.push(Joint { spec: joint.clone(), from, to });
+            joints.push(Joint {
+                spec: joint.clone(),
+                from,
+                to,
+            });
         }
         let mut forces = Vec::with_capacity(spec.forces.len());
         for force in &spec.forces {
             let from = lookup(&force.from, &force.location)?;
             let to = lookup(&force.to, &force.location)?;
-            forces.push(ForceElement { spec: force.clone(), from, to });
+            forces.push(ForceElement {
+                spec: force.clone(),
+                from,
+                to,
+            });
         }
         Ok(Scene {
             name: spec.name.clone(),
