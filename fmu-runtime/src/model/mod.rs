@@ -1,7 +1,15 @@
 //! (1) Model file → typed [`ModelSpec`]: lexing, parsing, parameter expressions, units,
 //! sub-assembly expansion and validation, with errors that point at `file:line:column`.
 
+mod evaluate;
+mod expr;
+mod lexer;
+pub mod mass;
+pub mod materials;
 pub mod spec;
+mod suggest;
+mod syntax;
+pub mod units;
 
 pub use spec::*;
 
@@ -50,18 +58,27 @@ pub fn load_str(source: &str, file_name: &str) -> Result<ModelSpec, ModelError> 
 
 /// Evaluates model text with some top-level or dotted parameters set to other values (SI units),
 /// as an FMU does when its parameters are changed before initialization.
+///
+/// An override names a parameter by its full name (`L`, `bar1.Lx`); it replaces the parameter's
+/// value before any expression that uses it is evaluated. Naming no parameter is an error.
 pub fn load_str_with(
-    _source: &str,
+    source: &str,
     file_name: &str,
-    _overrides: &[(String, f64)],
+    overrides: &[(String, f64)],
 ) -> Result<ModelSpec, ModelError> {
-    Err(ModelError {
+    let to_error = |d: lexer::Diag| ModelError {
         location: Location {
             file: file_name.to_string(),
-            line: 1,
-            column: 1,
+            line: d.pos.line,
+            column: d.pos.column,
         },
-        message: "the model-file front end is not built yet".into(),
-        help: None,
-    })
+        message: d.message,
+        help: d.help,
+    };
+    let tokens = lexer::tokenize(source).map_err(to_error)?;
+    let statements = syntax::parse(tokens).map_err(to_error)?;
+    evaluate::evaluate(&statements, file_name, overrides).map_err(to_error)
 }
+
+#[cfg(test)]
+mod tests;

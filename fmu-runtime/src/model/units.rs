@@ -1,0 +1,298 @@
+//! Units a model file may write after a value: their scale to SI and their quantity kind.
+
+/// The physical quantity a field expects or a unit measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dimensionless,
+    Length,
+    Angle,
+    Mass,
+    Time,
+    Force,
+    Torque,
+    TranslationalStiffness,
+    TranslationalDamping,
+    RotationalStiffness,
+    RotationalDamping,
+    Inertia,
+    Density,
+    Velocity,
+    Acceleration,
+    AngularVelocity,
+    AngularAcceleration,
+    GravitationalParameter,
+    Pressure,
+}
+
+impl Kind {
+    /// The name used in error messages ("expected a length").
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Dimensionless => "pure number",
+            Kind::Length => "length",
+            Kind::Angle => "angle",
+            Kind::Mass => "mass",
+            Kind::Time => "time",
+            Kind::Force => "force",
+            Kind::Torque => "torque",
+            Kind::TranslationalStiffness => "translational stiffness",
+            Kind::TranslationalDamping => "translational damping",
+            Kind::RotationalStiffness => "rotational stiffness",
+            Kind::RotationalDamping => "rotational damping",
+            Kind::Inertia => "moment of inertia",
+            Kind::Density => "density",
+            Kind::Velocity => "velocity",
+            Kind::Acceleration => "acceleration",
+            Kind::AngularVelocity => "angular velocity",
+            Kind::AngularAcceleration => "angular acceleration",
+            Kind::GravitationalParameter => "gravitational parameter",
+            Kind::Pressure => "pressure",
+        }
+    }
+
+    /// The SI unit in Modelica notation.
+    pub fn si_unit(self) -> &'static str {
+        match self {
+            Kind::Dimensionless => "1",
+            Kind::Length => "m",
+            Kind::Angle => "rad",
+            Kind::Mass => "kg",
+            Kind::Time => "s",
+            Kind::Force => "N",
+            Kind::Torque => "N.m",
+            Kind::TranslationalStiffness => "N/m",
+            Kind::TranslationalDamping => "N.s/m",
+            Kind::RotationalStiffness => "N.m/rad",
+            Kind::RotationalDamping => "N.m.s/rad",
+            Kind::Inertia => "kg.m2",
+            Kind::Density => "kg/m3",
+            Kind::Velocity => "m/s",
+            Kind::Acceleration => "m/s2",
+            Kind::AngularVelocity => "rad/s",
+            Kind::AngularAcceleration => "rad/s2",
+            Kind::GravitationalParameter => "m3/s2",
+            Kind::Pressure => "Pa",
+        }
+    }
+}
+
+/// A unit: its spelling, the factor that turns a value in it into SI, and what it measures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Unit {
+    pub name: &'static str,
+    pub scale: f64,
+    pub kind: Kind,
+}
+
+const DEG: f64 = std::f64::consts::PI / 180.0;
+
+/// Every unit the language knows.
+pub const UNITS: &[Unit] = &[
+    Unit {
+        name: "1",
+        scale: 1.0,
+        kind: Kind::Dimensionless,
+    },
+    Unit {
+        name: "m",
+        scale: 1.0,
+        kind: Kind::Length,
+    },
+    Unit {
+        name: "cm",
+        scale: 1e-2,
+        kind: Kind::Length,
+    },
+    Unit {
+        name: "mm",
+        scale: 1e-3,
+        kind: Kind::Length,
+    },
+    Unit {
+        name: "km",
+        scale: 1e3,
+        kind: Kind::Length,
+    },
+    Unit {
+        name: "rad",
+        scale: 1.0,
+        kind: Kind::Angle,
+    },
+    Unit {
+        name: "deg",
+        scale: DEG,
+        kind: Kind::Angle,
+    },
+    Unit {
+        name: "kg",
+        scale: 1.0,
+        kind: Kind::Mass,
+    },
+    Unit {
+        name: "g",
+        scale: 1e-3,
+        kind: Kind::Mass,
+    },
+    Unit {
+        name: "s",
+        scale: 1.0,
+        kind: Kind::Time,
+    },
+    Unit {
+        name: "ms",
+        scale: 1e-3,
+        kind: Kind::Time,
+    },
+    Unit {
+        name: "N",
+        scale: 1.0,
+        kind: Kind::Force,
+    },
+    Unit {
+        name: "kN",
+        scale: 1e3,
+        kind: Kind::Force,
+    },
+    Unit {
+        name: "N.m",
+        scale: 1.0,
+        kind: Kind::Torque,
+    },
+    Unit {
+        name: "N/m",
+        scale: 1.0,
+        kind: Kind::TranslationalStiffness,
+    },
+    Unit {
+        name: "N/mm",
+        scale: 1e3,
+        kind: Kind::TranslationalStiffness,
+    },
+    Unit {
+        name: "kN/m",
+        scale: 1e3,
+        kind: Kind::TranslationalStiffness,
+    },
+    Unit {
+        name: "N.s/m",
+        scale: 1.0,
+        kind: Kind::TranslationalDamping,
+    },
+    Unit {
+        name: "N.m/rad",
+        scale: 1.0,
+        kind: Kind::RotationalStiffness,
+    },
+    Unit {
+        name: "N.m/deg",
+        scale: 1.0 / DEG,
+        kind: Kind::RotationalStiffness,
+    },
+    Unit {
+        name: "N.m.s/rad",
+        scale: 1.0,
+        kind: Kind::RotationalDamping,
+    },
+    Unit {
+        name: "kg.m2",
+        scale: 1.0,
+        kind: Kind::Inertia,
+    },
+    Unit {
+        name: "g.cm2",
+        scale: 1e-7,
+        kind: Kind::Inertia,
+    },
+    Unit {
+        name: "kg/m3",
+        scale: 1.0,
+        kind: Kind::Density,
+    },
+    Unit {
+        name: "g/cm3",
+        scale: 1e3,
+        kind: Kind::Density,
+    },
+    Unit {
+        name: "m/s",
+        scale: 1.0,
+        kind: Kind::Velocity,
+    },
+    Unit {
+        name: "mm/s",
+        scale: 1e-3,
+        kind: Kind::Velocity,
+    },
+    Unit {
+        name: "km/h",
+        scale: 1.0 / 3.6,
+        kind: Kind::Velocity,
+    },
+    Unit {
+        name: "m/s2",
+        scale: 1.0,
+        kind: Kind::Acceleration,
+    },
+    Unit {
+        name: "rad/s",
+        scale: 1.0,
+        kind: Kind::AngularVelocity,
+    },
+    Unit {
+        name: "deg/s",
+        scale: DEG,
+        kind: Kind::AngularVelocity,
+    },
+    Unit {
+        name: "rpm",
+        scale: 2.0 * std::f64::consts::PI / 60.0,
+        kind: Kind::AngularVelocity,
+    },
+    Unit {
+        name: "rad/s2",
+        scale: 1.0,
+        kind: Kind::AngularAcceleration,
+    },
+    Unit {
+        name: "m3/s2",
+        scale: 1.0,
+        kind: Kind::GravitationalParameter,
+    },
+    Unit {
+        name: "Pa",
+        scale: 1.0,
+        kind: Kind::Pressure,
+    },
+    Unit {
+        name: "kPa",
+        scale: 1e3,
+        kind: Kind::Pressure,
+    },
+    Unit {
+        name: "MPa",
+        scale: 1e6,
+        kind: Kind::Pressure,
+    },
+    Unit {
+        name: "GPa",
+        scale: 1e9,
+        kind: Kind::Pressure,
+    },
+];
+
+pub fn lookup(name: &str) -> Option<&'static Unit> {
+    UNITS.iter().find(|u| u.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales() {
+        assert!((lookup("deg").unwrap().scale - 0.017453292519943295).abs() < 1e-15);
+        assert_eq!(lookup("g/cm3").unwrap().scale, 1000.0);
+        assert_eq!(lookup("N.m.s/rad").unwrap().kind.si_unit(), "N.m.s/rad");
+        assert!(lookup("furlong").is_none());
+    }
+}
