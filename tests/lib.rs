@@ -1,1 +1,102 @@
-//! Shared helpers of the integration tests.
+//! Shared helpers of the integration tests: load a shipped model (optionally with parameters
+//! changed), simulate it, and hand back the outputs as columns.
+
+use fmu_runtime::model;
+use fmu_runtime::simulation::{Simulation, SimulationOptions};
+use std::path::PathBuf;
+
+/// Path of a shipped example model.
+pub fn model_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("models")
+        .join(format!("{name}.m3d"))
+}
+
+/// A shipped model with some parameters overridden (SI values).
+pub fn load(name: &str, overrides: &[(&str, f64)]) -> model::ModelSpec {
+    let path = model_path(name);
+    let source = std::fs::read_to_string(&path).expect("the model file is readable");
+    let overrides: Vec<(String, f64)> =
+        overrides.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    model::load_str_with(&source, &path.display().to_string(), &overrides).expect("the model loads")
+}
+
+/// Output trajectories sampled at a fixed interval.
+#[derive(Debug)]
+pub struct Trajectory {
+    pub time: Vec<f64>,
+    pub names: Vec<String>,
+    /// `columns[i][k]`: output `names[i]` at `time[k]`.
+    pub columns: Vec<Vec<f64>>,
+    pub simulation: Simulation,
+}
+
+impl Trajectory {
+    pub fn column(&self, name: &str) -> &[f64] {
+        let index = self
+            .names
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or_else(|| panic!("no output named {name}: {:?}", self.names));
+        &self.columns[index]
+    }
+
+    /// Values of a 3- or 4-vector output (`body.r` → body.r[1..3]) at sample `k`.
+    pub fn vector<const N: usize>(&self, name: &str, k: usize) -> [f64; N] {
+        std::array::from_fn(|i| self.column(&format!("{name}[{}]", i + 1))[k])
+    }
+
+    pub fn parameter(&self, name: &str) -> f64 {
+        self.simulation
+            .spec
+            .parameters
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.value)
+            .unwrap_or_else(|| panic!("no parameter {name}"))
+    }
+}
+
+/// Simulates `spec` from its start time to `stop` with outputs every `interval`.
+pub fn simulate(spec: model::ModelSpec, tolerance: f64, stop: f64, interval: f64) -> Trajectory {
+    let options = SimulationOptions {
+        tolerance: Some(tolerance),
+        ..SimulationOptions::default()
+    };
+    let mut simulation = Simulation::new(spec, options).expect("the simulation starts");
+    let names: Vec<String> = simulation
+        .variables
+        .outputs()
+        .map(|(_, v)| v.name.clone())
+        .collect();
+    let mut columns = vec![Vec::new(); names.len()];
+    let mut time = Vec::new();
+    let start = simulation.time();
+    let count = ((stop - start) / interval).round() as usize;
+    for k in 0..=count {
+        let t = start + k as f64 * interval;
+        simulation
+            .advance_to(t)
+            .expect("the integrator reaches the time");
+        time.push(t);
+        for (column, value) in columns.iter_mut().zip(simulation.output_values()) {
+            column.push(value);
+        }
+    }
+    Trajectory {
+        time,
+        names,
+        columns,
+        simulation,
+    }
+}
+
+/// Times at which `signal` crosses zero upwards, by linear interpolation between samples.
+pub fn upward_zero_crossings(time: &[f64], signal: &[f64]) -> Vec<f64> {
+    time.windows(2)
+        .zip(signal.windows(2))
+        .filter(|(_, s)| s[0] < 0.0 && s[1] >= 0.0)
+        .map(|(t, s)| t[0] + (t[1] - t[0]) * (-s[0]) / (s[1] - s[0]))
+        .collect()
+}

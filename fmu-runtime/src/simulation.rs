@@ -292,10 +292,19 @@ impl Simulation {
     }
 }
 
-/// Modelica's quaternion of the rotation that resolves world vectors in the frame: the inverse
-/// of `frame_to_world`, written as [n·sin(φ/2), cos(φ/2)] with a non-negative real part.
+/// Modelica's quaternion (`Frames.Quaternions.Orientation`) of a frame whose orientation maps
+/// frame coordinates to world coordinates as `frame_to_world`. Modelica's `from_Q` turns it into
+/// the matrix that resolves world vectors in the frame; for a frame turned by φ about n it is
+/// [n·sin(φ/2), cos(φ/2)], the same four numbers as the frame-to-world unit quaternion, written
+/// here with a non-negative real part.
 pub fn modelica_quaternion(frame_to_world: &UnitQuaternion<f64>) -> [f64; 4] {
-    let q = frame_to_world.inverse();
+    let q = frame_to_world;
     let sign = if q.w < 0.0 { -1.0 } else { 1.0 };
-    [sign * q.i, sign * q.j, sign * q.k, sign * q.w]
+    // `+ 0.0` turns −0 into 0 in the output.
+    [
+        sign * q.i + 0.0,
+        sign * q.j + 0.0,
+        sign * q.k + 0.0,
+        sign * q.w + 0.0,
+    ]
 }

@@ -826,12 +826,14 @@ impl<'a> Evaluator<'a> {
         }
         let v = match eval(e, &self.env(scope))?.value {
             Value::Vector(v) if v.len() == 3 => Vector3::new(v[0], v[1], v[2]),
-            _ => return Err(Diag::new(
-                e.pos,
-                format!(
+            _ => {
+                return Err(Diag::new(
+                    e.pos,
+                    format!(
                     "`{field}` expects `x`, `y`, `z`, `-x`, `-y`, `-z` or a vector of 3 elements"
                 ),
-            )),
+                ))
+            }
         };
         let n = v.norm();
         if n < 1e-12 {
