@@ -670,3 +670,26 @@ fn truncated_and_absurd_inputs_are_errors_not_panics() {
     let e = load_str_with(PENDULUM, "t", &[("m".into(), f64::NAN)]).unwrap_err();
     assert!(e.message.contains("not finite"), "{e}");
 }
+
+#[test]
+fn closed_loop_and_point_gravity() {
+    let src = format!(
+        "{FOURBAR_LIKE}
+instance bar3 = Bar(Lx = 1 m)
+object pivot {{ parent = world; position = [1, 0, 0] m }}
+joint rev2 revolute {{ from = bar1.frame2; to = bar3.frame1 }}
+joint rev3 revolute {{ from = pivot; to = bar3.frame2 }}
+gravity point {{ center = [0, -6371, 0] km; mu = 3.986e14 m3/s2 }}
+"
+    );
+    let s = load(&src);
+    assert_eq!(s.joints.len(), 3);
+    assert_eq!(s.joints[2].to, "bar3.frame2");
+    assert_eq!(
+        s.gravity,
+        GravitySpec::Point {
+            center: Vector3::new(0.0, -6.371e6, 0.0),
+            mu: 3.986e14
+        }
+    );
+}
