@@ -14,6 +14,8 @@ use super::units::{Kind, UNITS};
 use nalgebra::{Matrix3, Unit, UnitQuaternion, Vector3};
 use std::collections::{HashMap, HashSet};
 
+const MAX_TURNS: usize = 1_000_000;
+
 /// Evaluates parsed statements into a model.
 pub fn evaluate(
     stmts: &[Stmt],
@@ -26,6 +28,7 @@ pub fn evaluate(
         used: vec![false; overrides.len()],
         assemblies: HashMap::new(),
         stack: Vec::new(),
+        turns: 0,
         params: Vec::new(),
         param_by_name: HashMap::new(),
         structural_roots: Vec::new(),
@@ -123,6 +126,8 @@ struct Evaluator<'a> {
     used: Vec<bool>,
     assemblies: HashMap<String, &'a Stmt>,
     stack: Vec<String>,
+    /// Turns of all `for` loops so far, to refuse models that would never finish expanding.
+    turns: usize,
     params: Vec<Param>,
     param_by_name: HashMap<String, usize>,
     structural_roots: Vec<usize>,
@@ -454,6 +459,15 @@ impl<'a> Evaluator<'a> {
                     ));
                 }
                 for i in a..=b {
+                    self.turns += 1;
+                    if self.turns > MAX_TURNS {
+                        return Err(Diag::new(
+                            start.pos,
+                            format!(
+                                "the loops of this model repeat more than {MAX_TURNS} times in all"
+                            ),
+                        ));
+                    }
                     let mut inner = scope.clone();
                     inner.vars.push((var.name.clone(), i as f64));
                     self.statements(body, &mut inner, Context::Loop)?;

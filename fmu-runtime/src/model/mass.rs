@@ -243,8 +243,8 @@ mod tests {
 
     #[test]
     fn known_table_values() {
-        // Solid steel sphere of 0.1 m diameter: m = 7850 * pi/6 * 0.001 = 4.110 kg,
-        // I = 2/5 m r^2 = 4.110e-3 * 0.4 * 2.5... check both by hand.
+        // Solid steel sphere of 0.1 m diameter: m = 7850 * pi/6 * 0.1^3 = 4.1102 kg and
+        // I = 2/5 m r^2 with r = 0.05 m.
         let m = from_density(&ShapeSpec::Sphere { diameter: 0.1 }, 7850.0);
         assert!((m.mass - 4.1102).abs() < 1e-3);
         assert!((m.inertia[(0, 0)] - 0.4 * m.mass * 0.0025).abs() < 1e-12);

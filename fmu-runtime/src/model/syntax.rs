@@ -132,19 +132,48 @@ struct Parser {
     at: usize,
     /// Inside `( )` or `[ ]` line breaks do not end anything.
     nesting: usize,
+    /// How deeply blocks and expressions are nested, to refuse absurd inputs before the stack
+    /// runs out.
+    depth: usize,
+    /// Binary operators in the value being read (the tree they build is evaluated recursively).
+    operators: usize,
+    /// Values being read, counting nested ones: 0 between values.
+    values: usize,
 }
+
+const MAX_DEPTH: usize = 64;
+const MAX_OPERATORS: usize = 200;
 
 pub fn parse(tokens: Vec<Token>) -> Result<Vec<Stmt>, Diag> {
     let mut p = Parser {
         tokens,
         at: 0,
         nesting: 0,
+        depth: 0,
+        operators: 0,
+        values: 0,
     };
     let stmts = p.statements(None)?;
     Ok(stmts)
 }
 
 impl Parser {
+    fn enter(&mut self) -> Result<(), Diag> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            let pos = self.peek().pos;
+            return Err(Diag::new(
+                pos,
+                format!("too deeply nested (more than {MAX_DEPTH} levels)"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
     fn skip_nested_newlines(&mut self) {
         if self.nesting > 0 {
             while self.at + 1 < self.tokens.len() && self.tokens[self.at].tok == Tok::Newline {
@@ -225,6 +254,13 @@ impl Parser {
 
     /// Statements until `}` (when `open` is the position of the `{`) or the end of the file.
     fn statements(&mut self, open: Option<Pos>) -> Result<Vec<Stmt>, Diag> {
+        self.enter()?;
+        let result = self.statements_inner(open);
+        self.leave();
+        result
+    }
+
+    fn statements_inner(&mut self, open: Option<Pos>) -> Result<Vec<Stmt>, Diag> {
         let mut out = Vec::new();
         loop {
             self.skip_separators();
@@ -469,6 +505,13 @@ impl Parser {
     }
 
     fn block(&mut self) -> Result<Block, Diag> {
+        self.enter()?;
+        let result = self.block_inner();
+        self.leave();
+        result
+    }
+
+    fn block_inner(&mut self) -> Result<Block, Diag> {
         let open = self.expect_punct("{", "to open a block")?;
         let mut entries = Vec::new();
         loop {
@@ -515,6 +558,17 @@ impl Parser {
 
     /// An expression with an optional unit after it.
     fn value(&mut self) -> Result<Expr, Diag> {
+        if self.values == 0 {
+            self.operators = 0;
+        }
+        self.values += 1;
+        let result = self.enter().and_then(|()| self.value_inner());
+        self.leave();
+        self.values -= 1;
+        result
+    }
+
+    fn value_inner(&mut self) -> Result<Expr, Diag> {
         let e = self.ternary()?;
         let t = self.peek().clone();
         let unit = match &t.tok {
@@ -600,6 +654,13 @@ impl Parser {
             };
             let Some(op) = op else { return Ok(a) };
             let pos = self.next().pos;
+            self.operators += 1;
+            if self.operators > MAX_OPERATORS {
+                return Err(Diag::new(
+                    pos,
+                    format!("this value has more than {MAX_OPERATORS} operators; split it with parameters"),
+                ));
+            }
             let b = next(self)?;
             a = Expr {
                 pos,
@@ -629,6 +690,13 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, Diag> {
+        self.enter()?;
+        let result = self.unary_inner();
+        self.leave();
+        result
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr, Diag> {
         let t = self.peek().clone();
         match t.tok {
             Tok::Punct(op @ ("-" | "!")) => {

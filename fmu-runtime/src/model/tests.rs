@@ -619,3 +619,77 @@ fn error_display_format() {
         "models/x.m3d:1:1: error: unknown statement `objet`\n  help: did you mean `object`?"
     );
 }
+
+#[test]
+fn truncated_and_absurd_inputs_are_errors_not_panics() {
+    for src in [
+        PENDULUM,
+        DOUBLE_PENDULUM,
+        TUMBLING_BODY,
+        SPRING_BODY,
+        CHAIN,
+        FOURBAR_LIKE,
+    ] {
+        let chars: Vec<char> = src.chars().collect();
+        for n in 0..chars.len() {
+            let cut: String = chars[..n].iter().collect();
+            let _ = load_str(&cut, "cut.m3d");
+            let _ = load_str_with(&cut, "cut.m3d", &[("L".into(), f64::NAN)]);
+        }
+    }
+    let deep = format!(
+        "parameters {{ a = {}1{} }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    assert!(load_str(&deep, "t")
+        .unwrap_err()
+        .message
+        .contains("too deeply nested"));
+    let long = format!("parameters {{ a = 1{} }}", "+1".repeat(5000));
+    assert!(load_str(&long, "t")
+        .unwrap_err()
+        .message
+        .contains("more than 200 operators"));
+    let ok = format!(
+        "parameters {{ a = {}1{}{} }}",
+        "(".repeat(30),
+        "+1".repeat(199),
+        ")".repeat(30)
+    );
+    assert_eq!(load(&ok).parameters[0].value, 200.0);
+    let minus = format!("parameters {{ a = {}1 }}", "-".repeat(5000));
+    assert!(load_str(&minus, "t").is_err());
+    let blocks = format!("object a {}", "{ x ".repeat(5000));
+    assert!(load_str(&blocks, "t").is_err());
+    let loops = "object a { parent = world }\nfor i in 1:2000 { for j in 1:2000 { } }";
+    assert!(load_str(loops, "t")
+        .unwrap_err()
+        .message
+        .contains("more than"));
+    let e = load_str_with(PENDULUM, "t", &[("m".into(), f64::NAN)]).unwrap_err();
+    assert!(e.message.contains("not finite"), "{e}");
+}
+
+#[test]
+fn closed_loop_and_point_gravity() {
+    let src = format!(
+        "{FOURBAR_LIKE}
+instance bar3 = Bar(Lx = 1 m)
+object pivot {{ parent = world; position = [1, 0, 0] m }}
+joint rev2 revolute {{ from = bar1.frame2; to = bar3.frame1 }}
+joint rev3 revolute {{ from = pivot; to = bar3.frame2 }}
+gravity point {{ center = [0, -6371, 0] km; mu = 3.986e14 m3/s2 }}
+"
+    );
+    let s = load(&src);
+    assert_eq!(s.joints.len(), 3);
+    assert_eq!(s.joints[2].to, "bar3.frame2");
+    assert_eq!(
+        s.gravity,
+        GravitySpec::Point {
+            center: Vector3::new(0.0, -6.371e6, 0.0),
+            mu: 3.986e14
+        }
+    );
+}
