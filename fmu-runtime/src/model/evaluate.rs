@@ -649,8 +649,8 @@ impl<'a> Evaluator<'a> {
                     )
                 } else {
                     format!(
-                        "`{field}` expects a {}, but `{}` is a unit of {}",
-                        kind.name(),
+                        "`{field}` expects {}, but `{}` is a unit of {}",
+                        kind.with_article(),
                         u.text,
                         u.kind.name()
                     )

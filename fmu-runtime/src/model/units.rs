@@ -25,6 +25,17 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The name with its indefinite article ("an angle", "a length").
+    pub fn with_article(self) -> String {
+        let name = self.name();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name}")
+    }
+
     /// The name used in error messages ("expected a length").
     pub fn name(self) -> &'static str {
         match self {

@@ -1,0 +1,146 @@
+//! The `fmu3d` command line as a user runs it: every shipped model checks and simulates; every
+//! malformed model in `tests/malformed/` fails with its own message at the right place, and
+//! never with a panic.
+//!
+//! Each malformed file ends with `# expect: LINE:COLUMN: MESSAGE` and, where the error gives a
+//! suggestion, `# help: TEXT`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fmu3d() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fmu3d"))
+}
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn files(folder: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .expect("folder exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "m3d"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn malformed_models_fail_with_their_own_message() {
+    let folder = repository().join("packager/tests/malformed");
+    let cases = files(&folder);
+    assert!(cases.len() >= 10, "at least ten malformed models");
+    let mut messages = std::collections::HashSet::new();
+    for case in &cases {
+        let text = std::fs::read_to_string(case).expect("readable");
+        let expect = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# expect: "))
+            .unwrap_or_else(|| panic!("{}: no `# expect:` line", case.display()));
+        let help = text.lines().find_map(|l| l.strip_prefix("# help: "));
+        let output = fmu3d().arg("check").arg(case).output().expect("fmu3d runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{}: exit status, stderr: {stderr}",
+            case.display()
+        );
+        assert!(
+            !stderr.contains("panicked"),
+            "{}: panicked: {stderr}",
+            case.display()
+        );
+        let first = stderr.lines().next().unwrap_or_default();
+        let expected = format!(
+            "{}:{}",
+            case.display(),
+            expect.replacen(": ", ": error: ", 1)
+        );
+        assert_eq!(first, expected, "{}", case.display());
+        if let Some(help) = help {
+            assert!(
+                stderr.contains(&format!("help: {help}")),
+                "{}: help missing in {stderr}",
+                case.display()
+            );
+        }
+        messages.insert(expect.split_once(": ").map(|(_, m)| m.to_string()));
+    }
+    assert_eq!(
+        messages.len(),
+        cases.len(),
+        "every malformed model has its own message"
+    );
+}
+
+#[test]
+fn every_shipped_model_checks_and_simulates() {
+    let out = std::env::temp_dir().join(format!("fmu3d-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&out).expect("temp folder");
+    for model in files(&repository().join("models")) {
+        let check = fmu3d()
+            .arg("check")
+            .arg(&model)
+            .output()
+            .expect("fmu3d runs");
+        assert!(
+            check.status.success(),
+            "{}: {}",
+            model.display(),
+            String::from_utf8_lossy(&check.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&check.stdout);
+        assert!(stdout.contains("super-objects:") && stdout.contains("variables:"));
+
+        let csv = out.join("result.csv");
+        let run = fmu3d()
+            .args(["simulate", "--stop-time", "0.5", "--step", "0.1", "-o"])
+            .arg(&csv)
+            .arg(&model)
+            .output()
+            .expect("fmu3d runs");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{}: {stderr}", model.display());
+        assert!(
+            stderr.contains("steps") && stderr.contains("residual evaluations"),
+            "statistics line: {stderr}"
+        );
+        let text = std::fs::read_to_string(&csv).expect("csv written");
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        assert_eq!(header[0], "time");
+        let rows: Vec<Vec<f64>> = lines
+            .map(|l| l.split(',').map(|v| v.parse().expect("number")).collect())
+            .collect();
+        assert_eq!(
+            rows.len(),
+            6,
+            "{}: rows at 0, 0.1, …, 0.5 s",
+            model.display()
+        );
+        assert!((rows[5][0] - 0.5).abs() < 1e-12);
+        assert!(rows
+            .iter()
+            .all(|r| r.len() == header.len() && r.iter().all(|v| v.is_finite())));
+    }
+}
+
+#[test]
+fn bad_command_line_values_are_refused() {
+    let model = repository().join("models/pendulum.m3d");
+    let run = fmu3d()
+        .args(["simulate", "--step", "0"])
+        .arg(&model)
+        .output()
+        .expect("runs");
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--step must be a positive number"));
+    let missing = fmu3d()
+        .args(["check", "no/such/model.m3d"])
+        .output()
+        .expect("runs");
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read the model file"));
+}
