@@ -163,7 +163,7 @@ impl Simulation {
     /// Integrates to `t` (not before the current time).
     pub fn advance_to(&mut self, t: f64) -> Result<(), SimulationError> {
         let now = self.time();
-        if !(t >= now) {
+        if t.is_nan() || t < now {
             return Err(SimulationError::Usage(format!(
                 "cannot step to t = {t} s: the simulation is at t = {now} s"
             )));
