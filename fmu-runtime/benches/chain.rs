@@ -37,7 +37,14 @@ fn residual_nanoseconds(spec: &model::ModelSpec) -> f64 {
     loop {
         let start = Instant::now();
         for _ in 0..batch {
-            residual(&mechanism, &inputs, &mut ws, black_box(&y), black_box(&yp), &mut res);
+            residual(
+                &mechanism,
+                &inputs,
+                &mut ws,
+                black_box(&y),
+                black_box(&yp),
+                &mut res,
+            );
         }
         if start.elapsed() > Duration::from_millis(20) {
             break;
@@ -48,7 +55,14 @@ fn residual_nanoseconds(spec: &model::ModelSpec) -> f64 {
         .map(|_| {
             let start = Instant::now();
             for _ in 0..batch {
-                residual(&mechanism, &inputs, &mut ws, black_box(&y), black_box(&yp), &mut res);
+                residual(
+                    &mechanism,
+                    &inputs,
+                    &mut ws,
+                    black_box(&y),
+                    black_box(&yp),
+                    &mut res,
+                );
             }
             start.elapsed().as_nanos() as f64 / batch as f64
         })
@@ -69,7 +83,10 @@ fn main() {
         let mut stats = None;
         let mut states = 0;
         for _ in 0..3 {
-            let options = SimulationOptions { tolerance: Some(TOLERANCE), ..SimulationOptions::default() };
+            let options = SimulationOptions {
+                tolerance: Some(TOLERANCE),
+                ..SimulationOptions::default()
+            };
             let start = Instant::now();
             let mut sim = Simulation::new(spec.clone(), options).expect("starts");
             let mut t = 0.0;
@@ -99,7 +116,10 @@ fn main() {
     let count = fit.len() as f64;
     let mean_x = fit.iter().map(|p| p.0).sum::<f64>() / count;
     let mean_y = fit.iter().map(|p| p.1).sum::<f64>() / count;
-    let slope = fit.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum::<f64>()
+    let slope = fit
+        .iter()
+        .map(|p| (p.0 - mean_x) * (p.1 - mean_y))
+        .sum::<f64>()
         / fit.iter().map(|p| (p.0 - mean_x).powi(2)).sum::<f64>();
     println!("\nresidual time ∝ N^{slope:.3} (least squares over N = 8 … 64)");
 }

@@ -1,4 +1,4 @@
-//! The undamped pendulum of seed 003 at 1° amplitude swings with the small-angle period
+//! The undamped pendulum of [OEM03] §2 at 1° amplitude swings with the small-angle period
 //! 2π·sqrt(I_O / (m·g·d)) (I_O: inertia about the pivot, d: distance of the center of mass).
 
 use fmu3d_tests::{load, simulate, upward_zero_crossings};

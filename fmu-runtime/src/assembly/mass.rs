@@ -1,4 +1,4 @@
-//! Mass properties of a super-object, merged once before the simulation (seed 000 §4.3.2).
+//! Mass properties of a super-object, merged once before the simulation ([NO19] §4.3.2).
 
 use crate::model::MassSpec;
 use nalgebra::{Isometry3, Matrix3, Vector3};

@@ -1,4 +1,4 @@
-//! (3) From a scene to a mechanism the dynamics can evaluate: super-objects (seed 000 §4), the
+//! (3) From a scene to a mechanism the dynamics can evaluate: super-objects ([NO19] §4), the
 //! spanning tree of joints, merged mass properties, the state layout and the variable table.
 
 mod mass;

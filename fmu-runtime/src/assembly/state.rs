@@ -1,4 +1,4 @@
-//! Where each joint's coordinates live in the DAE vector y = [q; v] (seed 000 eq. 6, tree part).
+//! Where each joint's coordinates live in the DAE vector y = [q; v] ([NO19] eq. 6, tree part).
 
 use super::super_objects::{Assembly, TreeJointKind};
 use crate::model::{FlangeMode, JointKind};

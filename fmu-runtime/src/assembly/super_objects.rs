@@ -1,4 +1,4 @@
-//! Super-objects by the augmented depth-first search of seed 000 §4.2.2.
+//! Super-objects by the augmented depth-first search of [NO19] §4.2.2.
 //!
 //! A buffer holds the root object of every super-object found so far; its index is the
 //! super-object's index. For each buffer entry a depth-first search over rigid attachments (in
@@ -56,7 +56,7 @@ pub struct SuperObject {
     pub parent: Option<usize>,
     pub joint: Option<TreeJoint>,
     pub mass: Option<MergedMass>,
-    /// Super-objects this one must not collide with (seed 000 §4.1.2, rule 2), only the later
+    /// Super-objects this one must not collide with ([NO19] §4.1.2, rule 2), only the later
     /// ones: the relation is stored once.
     pub no_collision_pairs: Vec<usize>,
     /// Members that carry only visuals: placed at communication points, not in the residual.

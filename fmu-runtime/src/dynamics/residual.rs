@@ -1,4 +1,4 @@
-//! The DAE residual of a tree mechanism (seed 000 eq. 7, first two rows):
+//! The DAE residual of a tree mechanism ([NO19] eq. 7, first two rows):
 //!
 //! ```text
 //! f1 = q̇ − v                              (kinematic differential equations)

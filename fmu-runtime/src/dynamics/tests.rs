@@ -84,7 +84,7 @@ fn start_derivatives(spec: &ModelSpec) -> (Mechanism, Vec<f64>, Vec<f64>) {
     (mechanism, y, yp)
 }
 
-/// Pendulum of seed 003: φ̈ = −m g d cos φ / (I + m d²).
+/// Pendulum of [OEM03] §2: φ̈ = −m g d cos φ / (I + m d²).
 #[test]
 fn pendulum_acceleration_matches_closed_form() {
     let (m, d, i, phi) = (1.0, 0.5, 0.001, 0.3);

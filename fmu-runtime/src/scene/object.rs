@@ -13,7 +13,7 @@ pub struct ObjectHandle(pub usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct JointHandle(pub usize);
 
-/// A frame with optional components (seed 000 §2).
+/// A frame with optional components ([NO19] §2).
 #[derive(Debug, Clone)]
 pub struct Object3D {
     pub name: String,
@@ -56,7 +56,7 @@ impl Object3D {
         self.mass.as_ref().is_some_and(|m| m.mass > 0.0)
     }
 
-    /// Only visual: evaluated at communication points, never in the residual (seed 000 §4.1.5).
+    /// Only visual: evaluated at communication points, never in the residual ([NO19] §4.1.5).
     pub fn is_visual_only(&self) -> bool {
         !self.has_mass() && !self.output && self.visual.is_some()
     }
