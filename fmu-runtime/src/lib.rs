@@ -13,6 +13,7 @@
 
 pub mod assembly;
 pub mod dynamics;
+pub mod fmu;
 pub mod ida;
 pub mod model;
 pub mod scene;

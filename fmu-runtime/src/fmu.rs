@@ -1,0 +1,123 @@
+//! Facts about an FMU that the packager writes and the runtime checks: one place for each.
+
+use crate::model::ModelSpec;
+
+/// Name of the model file inside the FMU's `resources/` folder.
+pub const MODEL_FILE: &str = "model.m3d";
+
+/// The FMI version implemented.
+pub const FMI_VERSION: &str = "2.0";
+
+/// Name and version of the generating tool, as written into modelDescription.xml.
+pub const GENERATION_TOOL: &str = concat!("fmu3d ", env!("CARGO_PKG_VERSION"));
+
+/// What the runtime's FMI 2.0 Co-Simulation implementation supports: the capability flags of
+/// `<CoSimulation>` in modelDescription.xml are written from this, so they are true only where
+/// the function works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    pub needs_execution_tool: bool,
+    pub can_handle_variable_communication_step_size: bool,
+    pub can_interpolate_inputs: bool,
+    pub max_output_derivative_order: u32,
+    pub can_run_asynchronuously: bool,
+    pub can_be_instantiated_only_once_per_process: bool,
+    pub can_not_use_memory_management_functions: bool,
+    pub can_get_and_set_fmu_state: bool,
+    pub can_serialize_fmu_state: bool,
+    pub provides_directional_derivative: bool,
+}
+
+pub const CAPABILITIES: Capabilities = Capabilities {
+    needs_execution_tool: false,
+    can_handle_variable_communication_step_size: true,
+    can_interpolate_inputs: true,
+    max_output_derivative_order: 0,
+    can_run_asynchronuously: false,
+    can_be_instantiated_only_once_per_process: false,
+    can_not_use_memory_management_functions: true,
+    can_get_and_set_fmu_state: true,
+    can_serialize_fmu_state: true,
+    provides_directional_derivative: false,
+};
+
+/// The log categories the runtime can filter by (declared in modelDescription.xml).
+pub const LOG_CATEGORIES: [(&str, &str); 4] = [
+    (
+        "logStatusError",
+        "Errors: a call failed and the instance may be unusable",
+    ),
+    (
+        "logStatusWarning",
+        "Warnings: something the user should know, the call succeeded",
+    ),
+    ("logCalls", "Every FMI call with its arguments"),
+    (
+        "logSolverStats",
+        "Integrator statistics after every fmi2DoStep",
+    ),
+];
+
+/// The C identifier of an FMU: the model name with every character that is not a letter, digit
+/// or `_` replaced by `_`, and a leading `_` if it starts with a digit.
+pub fn model_identifier(spec: &ModelSpec) -> String {
+    let mut id: String = spec
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if id.is_empty() || id.starts_with(|c: char| c.is_ascii_digit()) {
+        id.insert(0, '_');
+    }
+    id
+}
+
+/// The GUID of an FMU made from `model_source` by this version of fmu3d: a hash of both, written
+/// as a UUID. An FMU whose `resources/model.m3d` was edited after packaging no longer matches
+/// the GUID in its modelDescription.xml, and instantiation says so.
+pub fn guid(model_source: &str) -> String {
+    let text = format!("{GENERATION_TOOL}\n{model_source}");
+    let a = fnv1a64(text.as_bytes(), 0xcbf2_9ce4_8422_2325);
+    let b = fnv1a64(text.as_bytes(), 0x6c62_272e_07bb_0142);
+    format!(
+        "{{{:08x}-{:04x}-{:04x}-{:04x}-{:012x}}}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xffff,
+        b >> 48,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// FNV-1a, 64 bit, from the given offset basis.
+fn fnv1a64(bytes: &[u8], basis: u64) -> u64 {
+    bytes.iter().fold(basis, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guid_changes_with_the_model_and_has_uuid_form() {
+        let a = guid("model a");
+        let b = guid("model b");
+        assert_ne!(a, b);
+        assert_eq!(a, guid("model a"));
+        assert_eq!(a.len(), 38);
+        let parts: Vec<usize> = a
+            .trim_matches(['{', '}'])
+            .split('-')
+            .map(str::len)
+            .collect();
+        assert_eq!(parts, [8, 4, 4, 4, 12]);
+    }
+}
