@@ -64,21 +64,78 @@ pub struct SimulationOptions {
     pub max_step: Option<f64>,
 }
 
+/// Highest input derivative order the simulation interpolates with (FMI
+/// `fmi2SetRealInputDerivatives`).
+pub const MAX_INPUT_DERIVATIVE_ORDER: usize = 3;
+
+/// One flange input as a function of time: a Taylor polynomial about `t0`, so that a master
+/// that provides input derivatives gets them interpolated inside its communication step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InputSignal {
+    /// Index of the input variable in the variable table.
+    pub variable: usize,
+    pub value: f64,
+    /// First, second and third derivative at `t0`.
+    pub derivatives: [f64; MAX_INPUT_DERIVATIVE_ORDER],
+    pub t0: f64,
+}
+
+impl InputSignal {
+    pub fn at(&self, t: f64) -> f64 {
+        let dt = t - self.t0;
+        let mut term = 1.0;
+        let mut sum = self.value;
+        for (k, d) in self.derivatives.iter().enumerate() {
+            term *= dt / (k + 1) as f64;
+            sum += d * term;
+        }
+        sum
+    }
+}
+
 /// The DAE as IDA sees it.
 struct MechanismDae {
     mechanism: Mechanism,
     inputs: FlangeInputs,
+    /// Where each input signal goes in `inputs`.
+    signals: Vec<(InputSignal, VariableKind)>,
     workspace: Workspace,
+}
+
+impl MechanismDae {
+    /// Writes the input signals' values at `t` into the flange inputs.
+    fn apply_inputs(&mut self, t: f64) {
+        for (signal, kind) in &self.signals {
+            let value = signal.at(t);
+            match *kind {
+                VariableKind::JointForce(body) => self.inputs.force[body] = value,
+                VariableKind::JointPosition(body) => self.inputs.motion[body].q = value,
+                VariableKind::JointSpeed(body) => self.inputs.motion[body].qd = value,
+                VariableKind::JointAcceleration(body) => self.inputs.motion[body].qdd = value,
+                VariableKind::Parameter(_) | VariableKind::Frame { .. } => {}
+            }
+        }
+    }
+
+    fn consistent_derivatives(
+        &mut self,
+        t: f64,
+        y: &[f64],
+    ) -> Result<Vec<f64>, SingularMassMatrix> {
+        self.apply_inputs(t);
+        consistent_derivatives(&self.mechanism, &self.inputs, &mut self.workspace, y)
+    }
 }
 
 impl DaeSystem for MechanismDae {
     fn residual(
         &mut self,
-        _t: f64,
+        t: f64,
         y: &[f64],
         yp: &[f64],
         res: &mut [f64],
     ) -> Result<(), CallbackError> {
+        self.apply_inputs(t);
         residual(
             &self.mechanism,
             &self.inputs,
@@ -104,6 +161,19 @@ pub struct Simulation {
     pub assembly: Assembly,
     pub variables: VariableTable,
     ida: Ida<MechanismDae>,
+    /// An input jumped since the last step: the integrator's history is no longer valid.
+    restart_pending: bool,
+    /// How often the integrator was restarted after the start (input jumps, restored states).
+    restarts: u64,
+}
+
+/// Everything needed to put a simulation back to an earlier instant, bit for bit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub t: f64,
+    pub y: Vec<f64>,
+    pub yp: Vec<f64>,
+    pub signals: Vec<InputSignal>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -141,9 +211,25 @@ impl Simulation {
             max_step: options.max_step,
             ..IdaOptions::default()
         };
+        let signals = variables
+            .variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.causality == Causality::Input)
+            .map(|(index, v)| {
+                let signal = InputSignal {
+                    variable: index,
+                    value: v.start.unwrap_or(0.0),
+                    derivatives: [0.0; MAX_INPUT_DERIVATIVE_ORDER],
+                    t0: spec.experiment.start_time,
+                };
+                (signal, v.kind)
+            })
+            .collect();
         let dae = MechanismDae {
             mechanism,
             inputs,
+            signals,
             workspace,
         };
         let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
@@ -153,6 +239,8 @@ impl Simulation {
             assembly,
             variables,
             ida,
+            restart_pending: false,
+            restarts: 0,
         })
     }
 
@@ -171,7 +259,69 @@ impl Simulation {
         if t == now {
             return Ok(());
         }
+        if self.restart_pending {
+            self.restart()?;
+        }
         self.ida.solve_to(t)?;
+        Ok(())
+    }
+
+    /// Restarts the integrator at the current instant with derivatives consistent with the
+    /// current inputs: after an input jump, or to make the future independent of the past steps
+    /// (a restored state continues exactly as the original did).
+    fn restart(&mut self) -> Result<(), SimulationError> {
+        let t = self.ida.t();
+        let y = self.ida.y().to_vec();
+        let yp = self
+            .ida
+            .system_mut()
+            .consistent_derivatives(t, &y)
+            .map_err(SimulationError::Start)?;
+        self.ida.reinit(t, &y, &yp)?;
+        self.restart_pending = false;
+        self.restarts += 1;
+        Ok(())
+    }
+
+    /// How often the integrator was restarted since the start.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// Captures the current instant. The integrator is restarted here, so that continuing from
+    /// this simulation and continuing from the snapshot restored later follow the same steps.
+    pub fn snapshot(&mut self) -> Result<Snapshot, SimulationError> {
+        self.restart()?;
+        Ok(Snapshot {
+            t: self.ida.t(),
+            y: self.ida.y().to_vec(),
+            yp: self.ida.yp().to_vec(),
+            signals: self.ida.system().signals.iter().map(|(s, _)| *s).collect(),
+        })
+    }
+
+    /// Puts the simulation back to a snapshot taken from a simulation of the same model.
+    pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimulationError> {
+        let dae = self.ida.system_mut();
+        if snapshot.y.len() != dae.mechanism.len()
+            || snapshot.yp.len() != snapshot.y.len()
+            || snapshot.signals.len() != dae.signals.len()
+            || snapshot
+                .signals
+                .iter()
+                .zip(&dae.signals)
+                .any(|(a, (b, _))| a.variable != b.variable)
+        {
+            return Err(SimulationError::Usage(
+                "the saved state belongs to another model or another set of parameters".into(),
+            ));
+        }
+        for ((signal, _), saved) in dae.signals.iter_mut().zip(&snapshot.signals) {
+            *signal = *saved;
+        }
+        self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
+        self.restart_pending = false;
+        self.restarts += 1;
         Ok(())
     }
 
@@ -204,7 +354,9 @@ impl Simulation {
     fn refresh_workspace(&mut self) {
         let y = self.ida.y().to_vec();
         let yp = self.ida.yp().to_vec();
+        let t = self.ida.t();
         let dae = self.ida.system_mut();
+        dae.apply_inputs(t);
         let mut res = vec![0.0; y.len()];
         residual(
             &dae.mechanism,
@@ -268,27 +420,71 @@ impl Simulation {
         }
     }
 
-    /// Sets an input variable (a joint's drive torque or prescribed motion) by its index.
+    /// Sets an input variable (a joint's drive torque or prescribed motion) by its index, from
+    /// now on constant until its derivatives are set. A value that differs from what the input's
+    /// previous polynomial gives now is a jump: the integrator restarts at the next step.
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), SimulationError> {
-        let variable = self.variables.variables.get(index).ok_or_else(|| {
-            SimulationError::Usage(format!("there is no variable with index {index}"))
-        })?;
-        if variable.causality != Causality::Input {
-            return Err(SimulationError::Usage(format!(
-                "`{}` is not an input",
-                variable.name
-            )));
-        }
-        let kind = variable.kind;
-        let inputs = &mut self.ida.system_mut().inputs;
-        match kind {
-            VariableKind::JointForce(body) => inputs.force[body] = value,
-            VariableKind::JointPosition(body) => inputs.motion[body].q = value,
-            VariableKind::JointSpeed(body) => inputs.motion[body].qd = value,
-            VariableKind::JointAcceleration(body) => inputs.motion[body].qdd = value,
-            _ => {}
+        let t = self.time();
+        let signal = self.input_signal(index)?;
+        let previous = signal.at(t);
+        *signal = InputSignal {
+            value,
+            derivatives: [0.0; MAX_INPUT_DERIVATIVE_ORDER],
+            t0: t,
+            ..*signal
+        };
+        if value != previous {
+            self.restart_pending = true;
         }
         Ok(())
+    }
+
+    /// Sets the `order`-th time derivative (1 ..= MAX_INPUT_DERIVATIVE_ORDER) of an input at the
+    /// current time; the input is interpolated with it during the following steps.
+    pub fn set_input_derivative(
+        &mut self,
+        index: usize,
+        order: usize,
+        value: f64,
+    ) -> Result<(), SimulationError> {
+        if !(1..=MAX_INPUT_DERIVATIVE_ORDER).contains(&order) {
+            return Err(SimulationError::Usage(format!(
+                "input derivatives of order {order} are not supported: orders 1 to {MAX_INPUT_DERIVATIVE_ORDER} are"
+            )));
+        }
+        let t = self.time();
+        let signal = self.input_signal(index)?;
+        if signal.t0 != t {
+            // Re-expand about now, keeping the value the polynomial has reached.
+            *signal = InputSignal {
+                value: signal.at(t),
+                derivatives: [0.0; MAX_INPUT_DERIVATIVE_ORDER],
+                t0: t,
+                ..*signal
+            };
+        }
+        signal.derivatives[order - 1] = value;
+        Ok(())
+    }
+
+    /// The current value of an input variable.
+    pub fn input(&mut self, index: usize) -> Result<f64, SimulationError> {
+        let t = self.time();
+        Ok(self.input_signal(index)?.at(t))
+    }
+
+    fn input_signal(&mut self, index: usize) -> Result<&mut InputSignal, SimulationError> {
+        let name = self.variables.variables.get(index).map(|v| v.name.clone());
+        self.ida
+            .system_mut()
+            .signals
+            .iter_mut()
+            .map(|(signal, _)| signal)
+            .find(|signal| signal.variable == index)
+            .ok_or_else(|| match name {
+                Some(name) => SimulationError::Usage(format!("`{name}` is not an input")),
+                None => SimulationError::Usage(format!("there is no variable with index {index}")),
+            })
     }
 }
 
