@@ -5,8 +5,10 @@ use crate::model::ModelSpec;
 /// Name of the model file inside the FMU's `resources/` folder.
 pub const MODEL_FILE: &str = "model.m3d";
 
-/// The FMI version implemented.
+/// The FMI version implemented (`fmiVersion` in modelDescription.xml).
 pub const FMI_VERSION: &str = "2.0";
+/// The same, as `fmi2GetVersion` returns it (a test checks that both agree).
+pub const FMI_VERSION_C: &std::ffi::CStr = c"2.0";
 
 /// Name and version of the generating tool, as written into modelDescription.xml.
 pub const GENERATION_TOOL: &str = concat!("fmu3d ", env!("CARGO_PKG_VERSION"));
@@ -105,6 +107,11 @@ fn fnv1a64(bytes: &[u8], basis: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_version_strings_agree() {
+        assert_eq!(FMI_VERSION_C.to_str().ok(), Some(FMI_VERSION));
+    }
 
     #[test]
     fn guid_changes_with_the_model_and_has_uuid_form() {

@@ -10,9 +10,12 @@
 //!    inverse-dynamics pass, O(n) in the number of bodies.
 //! 5. [`ida`]: SUNDIALS IDA behind a safe API.
 //! 6. [`simulation`]: model → scene → assembly → DAE → IDA; stepping to a time.
+//! 7. [`fmi2`]: the FMI 2.0 Co-Simulation C API over a simulation; [`fmu`]: the facts the
+//!    packager writes into an FMU and the runtime checks.
 
 pub mod assembly;
 pub mod dynamics;
+pub mod fmi2;
 pub mod fmu;
 pub mod ida;
 pub mod model;

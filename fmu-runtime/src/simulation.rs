@@ -78,6 +78,8 @@ pub struct InputSignal {
     /// First, second and third derivative at `t0`.
     pub derivatives: [f64; MAX_INPUT_DERIVATIVE_ORDER],
     pub t0: f64,
+    /// The value was set to something other than what the previous polynomial gave.
+    pub jumped: bool,
 }
 
 impl InputSignal {
@@ -161,7 +163,7 @@ pub struct Simulation {
     pub assembly: Assembly,
     pub variables: VariableTable,
     ida: Ida<MechanismDae>,
-    /// An input jumped since the last step: the integrator's history is no longer valid.
+    /// The integrator's history is no longer valid (a restored state).
     restart_pending: bool,
     /// How often the integrator was restarted after the start (input jumps, restored states).
     restarts: u64,
@@ -222,6 +224,7 @@ impl Simulation {
                     value: v.start.unwrap_or(0.0),
                     derivatives: [0.0; MAX_INPUT_DERIVATIVE_ORDER],
                     t0: spec.experiment.start_time,
+                    jumped: false,
                 };
                 (signal, v.kind)
             })
@@ -259,7 +262,15 @@ impl Simulation {
         if t == now {
             return Ok(());
         }
-        if self.restart_pending {
+        // A piecewise-constant input that changed value is a discontinuity the integrator must
+        // restart at. An input the master interpolates (derivatives given) is continuous up to
+        // the interpolation error, and the integrator keeps its history.
+        let signals = &mut self.ida.system_mut().signals;
+        let jumped = signals
+            .iter()
+            .any(|(s, _)| s.jumped && s.derivatives.iter().all(|d| *d == 0.0));
+        signals.iter_mut().for_each(|(s, _)| s.jumped = false);
+        if self.restart_pending || jumped {
             self.restart()?;
         }
         self.ida.solve_to(t)?;
@@ -421,21 +432,18 @@ impl Simulation {
     }
 
     /// Sets an input variable (a joint's drive torque or prescribed motion) by its index, from
-    /// now on constant until its derivatives are set. A value that differs from what the input's
-    /// previous polynomial gives now is a jump: the integrator restarts at the next step.
+    /// now on constant until its derivatives are set.
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), SimulationError> {
         let t = self.time();
         let signal = self.input_signal(index)?;
-        let previous = signal.at(t);
+        let jumped = signal.jumped || value != signal.at(t);
         *signal = InputSignal {
             value,
             derivatives: [0.0; MAX_INPUT_DERIVATIVE_ORDER],
             t0: t,
+            jumped,
             ..*signal
         };
-        if value != previous {
-            self.restart_pending = true;
-        }
         Ok(())
     }
 
