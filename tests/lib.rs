@@ -100,3 +100,5 @@ pub fn upward_zero_crossings(time: &[f64], signal: &[f64]) -> Vec<f64> {
         .map(|(t, s)| t[0] + (t[1] - t[0]) * (-s[0]) / (s[1] - s[0]))
         .collect()
 }
+
+pub mod fmi2_host;

@@ -1,0 +1,184 @@
+//! A minimal FMI 2.0 host for tests: it calls the runtime's exported `fmi2*` functions as an
+//! importer does, with a logger that records every message.
+
+use fmu_runtime::fmi2::exports::*;
+use fmu_runtime::fmi2::types::*;
+use std::ffi::{c_char, CStr, CString};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// One message the FMU logged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub status: Fmi2Status,
+    pub category: String,
+    pub format: String,
+    pub text: String,
+}
+
+/// What the logger writes into: the `componentEnvironment` of the instance.
+pub type Log = Mutex<Vec<Message>>;
+
+/// A logger with the six arguments the runtime passes (format "%s" and the message). The FMI
+/// logger type is variadic; a fixed-argument function of the same leading parameters receives
+/// them the same way on x86-64 and AArch64 Linux, which is all these tests run on.
+unsafe extern "C" fn record(
+    environment: Fmi2ComponentEnvironment,
+    _instance: Fmi2String,
+    status: Fmi2Status,
+    category: Fmi2String,
+    format: Fmi2String,
+    message: Fmi2String,
+) {
+    let text = |p: *const c_char| {
+        if p.is_null() {
+            String::new()
+        } else {
+            // SAFETY: the runtime passes NUL-terminated strings.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+    };
+    // SAFETY: the environment is the `Log` the test passed at instantiation.
+    let log = unsafe { &*(environment as *const Log) };
+    if let Ok(mut log) = log.lock() {
+        log.push(Message {
+            status,
+            category: text(category),
+            format: text(format),
+            text: text(message),
+        });
+    }
+}
+
+pub fn callbacks(log: &Log) -> Fmi2CallbackFunctions {
+    // SAFETY: see `record`: the same leading parameters; the runtime always passes exactly one
+    // variadic argument, a C string.
+    let logger: Fmi2CallbackLogger =
+        unsafe { std::mem::transmute(record as unsafe extern "C" fn(_, _, _, _, _, _)) };
+    Fmi2CallbackFunctions {
+        logger: Some(logger),
+        allocate_memory: None,
+        free_memory: None,
+        step_finished: None,
+        component_environment: log as *const Log as *mut _,
+    }
+}
+
+/// An unpacked FMU's resources folder holding `source` as the model.
+pub struct Resources {
+    pub folder: PathBuf,
+    pub uri: CString,
+    pub guid: CString,
+}
+
+impl Resources {
+    pub fn new(tag: &str, source: &str) -> Resources {
+        let folder = std::env::temp_dir()
+            .join(format!("fmu3d-test-{}-{tag}", std::process::id()))
+            .join("resources");
+        std::fs::create_dir_all(&folder).expect("temp folder");
+        std::fs::write(folder.join(fmu_runtime::fmu::MODEL_FILE), source).expect("model written");
+        let uri = CString::new(format!("file://{}", folder.display())).expect("no NUL");
+        let guid = CString::new(fmu_runtime::fmu::guid(source)).expect("no NUL");
+        Resources { folder, uri, guid }
+    }
+}
+
+/// An instance with its log; freed on drop.
+pub struct Slave {
+    pub c: Fmi2Component,
+    pub log: Box<Log>,
+    _functions: Box<Fmi2CallbackFunctions>,
+}
+
+impl Slave {
+    pub fn new(resources: &Resources) -> Slave {
+        Slave::try_new(resources, resources.guid.as_c_str()).expect("instantiates")
+    }
+
+    pub fn try_new(resources: &Resources, guid: &CStr) -> Result<Slave, Vec<Message>> {
+        let log = Box::new(Mutex::new(Vec::new()));
+        let functions = Box::new(callbacks(&log));
+        // SAFETY: valid strings and callbacks that outlive the instance (owned by Slave).
+        let c = unsafe {
+            fmi2Instantiate(
+                c"instance".as_ptr(),
+                FMI2_CO_SIMULATION,
+                guid.as_ptr(),
+                resources.uri.as_ptr(),
+                &*functions,
+                FMI2_FALSE,
+                FMI2_FALSE,
+            )
+        };
+        if c.is_null() {
+            return Err(log.lock().map(|l| l.clone()).unwrap_or_default());
+        }
+        Ok(Slave {
+            c,
+            log,
+            _functions: functions,
+        })
+    }
+
+    pub fn messages(&self) -> Vec<Message> {
+        self.log.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    pub fn last_error(&self) -> String {
+        self.messages()
+            .iter()
+            .rev()
+            .find(|m| m.status >= Fmi2Status::Error)
+            .map(|m| m.text.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn initialize(&self, stop: Option<f64>) {
+        // SAFETY: a live instance.
+        unsafe {
+            assert_eq!(
+                fmi2SetupExperiment(
+                    self.c,
+                    FMI2_FALSE,
+                    0.0,
+                    0.0,
+                    stop.is_some() as i32,
+                    stop.unwrap_or(0.0)
+                ),
+                Fmi2Status::Ok
+            );
+            assert_eq!(fmi2EnterInitializationMode(self.c), Fmi2Status::Ok);
+            assert_eq!(fmi2ExitInitializationMode(self.c), Fmi2Status::Ok);
+        }
+    }
+
+    pub fn get(&self, vr: &[u32]) -> (Fmi2Status, Vec<f64>) {
+        let mut values = vec![f64::NAN; vr.len()];
+        // SAFETY: arrays of length vr.len().
+        let status = unsafe { fmi2GetReal(self.c, vr.as_ptr(), vr.len(), values.as_mut_ptr()) };
+        (status, values)
+    }
+
+    pub fn set(&self, vr: &[u32], values: &[f64]) -> Fmi2Status {
+        // SAFETY: arrays of equal length.
+        unsafe { fmi2SetReal(self.c, vr.as_ptr(), vr.len(), values.as_ptr()) }
+    }
+
+    pub fn step(&self, t: f64, h: f64) -> Fmi2Status {
+        // SAFETY: a live instance.
+        unsafe { fmi2DoStep(self.c, t, h, FMI2_TRUE) }
+    }
+
+    pub fn reset(&self) -> Fmi2Status {
+        // SAFETY: a live instance.
+        unsafe { fmi2Reset(self.c) }
+    }
+}
+
+impl Drop for Slave {
+    fn drop(&mut self) {
+        // SAFETY: made by fmi2Instantiate, freed once.
+        unsafe { fmi2FreeInstance(self.c) }
+    }
+}

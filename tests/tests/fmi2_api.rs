@@ -1,0 +1,548 @@
+//! The FMI 2.0 C API as an importer calls it: the state machine (every function in every state,
+//! against the table of the FMI 2.0 specification written out here), argument errors, physics
+//! through the flanges, FMU-state rollback and serialization, threads.
+
+use fmu3d_tests::fmi2_host::{Resources, Slave};
+use fmu_runtime::fmi2::exports::*;
+use fmu_runtime::fmi2::types::*;
+use fmu_runtime::model::load_str;
+use fmu_runtime::simulation::{Simulation, SimulationOptions};
+
+/// A force-driven pendulum and a motion-driven slider: inputs of both kinds.
+const MODEL: &str = r#"
+model drives "A pendulum driven by a torque and a slider moved by a prescribed motion"
+parameters {
+  m = 1 kg      "mass of the pendulum"
+  L = 0.5 m     "distance of its center of mass from the axis"
+  M = 2 kg      "mass of the slider"
+}
+experiment { stop_time = 1 s; interval = 10 ms; tolerance = 1e-8 }
+object body {
+  mass { m = m; center = [L, 0, 0] m; inertia = diag(0.001, 0.001, 0.001) kg.m2 }
+  output = true
+}
+joint rev revolute { from = world; to = body; axis = z; flange = force }
+object slider { mass { m = M; inertia = diag(0.01, 0.01, 0.01) kg.m2 } }
+joint slide prismatic { from = world; to = slider; axis = x; flange = motion }
+"#;
+
+fn vr(name: &str) -> u32 {
+    let sim = Simulation::new(
+        load_str(MODEL, "drives.m3d").expect("loads"),
+        SimulationOptions::default(),
+    )
+    .expect("starts");
+    sim.variables
+        .find(name)
+        .unwrap_or_else(|| panic!("no variable {name}")) as u32
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    Instantiated,
+    Initialization,
+    StepComplete,
+    Terminated,
+    Error,
+}
+
+const STATES: [State; 5] = [
+    State::Instantiated,
+    State::Initialization,
+    State::StepComplete,
+    State::Terminated,
+    State::Error,
+];
+
+fn drive_to(slave: &Slave, state: State) {
+    // SAFETY: a live instance.
+    unsafe {
+        if state == State::Instantiated {
+            return;
+        }
+        assert_eq!(
+            fmi2SetupExperiment(slave.c, FMI2_FALSE, 0.0, 0.0, FMI2_FALSE, 0.0),
+            Fmi2Status::Ok
+        );
+        assert_eq!(fmi2EnterInitializationMode(slave.c), Fmi2Status::Ok);
+        if state == State::Initialization {
+            return;
+        }
+        assert_eq!(fmi2ExitInitializationMode(slave.c), Fmi2Status::Ok);
+        match state {
+            State::Terminated => assert_eq!(fmi2Terminate(slave.c), Fmi2Status::Ok),
+            State::Error => assert_eq!(slave.step(0.0, -1.0), Fmi2Status::Error),
+            _ => {}
+        }
+    }
+}
+
+type Call = fn(&Slave) -> Fmi2Status;
+
+/// Each function with a valid call, and the states the FMI 2.0 specification (co-simulation
+/// state table, §4.2.4) allows it in. After fmi2Error this FMU accepts only reset, set-state,
+/// free and the state bookkeeping functions (stricter than the table, which also allows reads).
+fn functions() -> Vec<(&'static str, Call, &'static [State])> {
+    use State::*;
+    vec![
+        (
+            "fmi2SetupExperiment",
+            |s| unsafe { fmi2SetupExperiment(s.c, FMI2_TRUE, 1e-6, 0.0, FMI2_FALSE, 0.0) },
+            &[Instantiated],
+        ),
+        (
+            "fmi2EnterInitializationMode",
+            |s| unsafe { fmi2EnterInitializationMode(s.c) },
+            &[Instantiated],
+        ),
+        (
+            "fmi2ExitInitializationMode",
+            |s| unsafe { fmi2ExitInitializationMode(s.c) },
+            &[Initialization],
+        ),
+        (
+            "fmi2Terminate",
+            |s| unsafe { fmi2Terminate(s.c) },
+            &[StepComplete],
+        ),
+        (
+            "fmi2Reset",
+            |s| s.reset(),
+            &[
+                Instantiated,
+                Initialization,
+                StepComplete,
+                Terminated,
+                Error,
+            ],
+        ),
+        (
+            "fmi2SetDebugLogging",
+            |s| unsafe { fmi2SetDebugLogging(s.c, FMI2_TRUE, 0, std::ptr::null()) },
+            &[
+                Instantiated,
+                Initialization,
+                StepComplete,
+                Terminated,
+                Error,
+            ],
+        ),
+        (
+            "fmi2GetReal",
+            |s| s.get(&[vr("rev.phi")]).0,
+            &[Initialization, StepComplete, Terminated],
+        ),
+        (
+            "fmi2SetReal",
+            |s| s.set(&[vr("rev.tau")], &[0.5]),
+            &[Instantiated, Initialization, StepComplete],
+        ),
+        (
+            "fmi2SetRealInputDerivatives",
+            |s| unsafe {
+                fmi2SetRealInputDerivatives(
+                    s.c,
+                    [vr("rev.tau")].as_ptr(),
+                    1,
+                    [1].as_ptr(),
+                    [0.1].as_ptr(),
+                )
+            },
+            &[Instantiated, Initialization, StepComplete],
+        ),
+        ("fmi2DoStep", |s| s.step(0.0, 0.01), &[StepComplete]),
+        ("fmi2CancelStep", |s| unsafe { fmi2CancelStep(s.c) }, &[]),
+        (
+            "fmi2GetStatus",
+            |s| {
+                let mut v = Fmi2Status::Error;
+                unsafe { fmi2GetStatus(s.c, FMI2_DO_STEP_STATUS, &mut v) }
+            },
+            &[StepComplete, Terminated],
+        ),
+        (
+            "fmi2GetRealStatus",
+            |s| {
+                let mut v = 0.0;
+                unsafe { fmi2GetRealStatus(s.c, FMI2_LAST_SUCCESSFUL_TIME, &mut v) }
+            },
+            &[StepComplete, Terminated],
+        ),
+        (
+            "fmi2GetFMUstate",
+            |s| {
+                let mut state: Fmi2FmuState = std::ptr::null_mut();
+                let status = unsafe { fmi2GetFMUstate(s.c, &mut state) };
+                unsafe { fmi2FreeFMUstate(s.c, &mut state) };
+                status
+            },
+            &[Instantiated, Initialization, StepComplete, Terminated],
+        ),
+        (
+            "fmi2GetInteger",
+            |s| unsafe { fmi2GetInteger(s.c, std::ptr::null(), 0, std::ptr::null_mut()) },
+            &[Initialization, StepComplete, Terminated],
+        ),
+        (
+            "fmi2SetBoolean",
+            |s| unsafe { fmi2SetBoolean(s.c, std::ptr::null(), 0, std::ptr::null()) },
+            &[Instantiated, Initialization, StepComplete],
+        ),
+    ]
+}
+
+#[test]
+fn every_function_in_every_state_follows_the_specification() {
+    let resources = Resources::new("matrix", MODEL);
+    let mut checked = 0;
+    for (name, call, allowed) in functions() {
+        for state in STATES {
+            let slave = Slave::new(&resources);
+            drive_to(&slave, state);
+            let status = call(&slave);
+            let refused = slave
+                .messages()
+                .iter()
+                .any(|m| m.text.contains("is not allowed in state"));
+            if allowed.contains(&state) {
+                assert!(
+                    !refused && status != Fmi2Status::Error,
+                    "{name} in {state:?}: {status:?} {}",
+                    slave.last_error()
+                );
+            } else {
+                assert_eq!(
+                    status,
+                    Fmi2Status::Error,
+                    "{name} in {state:?} must be refused"
+                );
+                let message = slave.last_error();
+                assert!(
+                    message.starts_with(name) && message.contains("is not allowed in state"),
+                    "{name} in {state:?}: {message}"
+                );
+            }
+            // Whatever happened, a reset makes the instance usable again.
+            assert_eq!(
+                slave.reset(),
+                Fmi2Status::Ok,
+                "reset after {name} in {state:?}"
+            );
+            slave.initialize(None);
+            assert_eq!(
+                slave.step(0.0, 0.01),
+                Fmi2Status::Ok,
+                "{name} in {state:?}: usable after reset"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 16 * 5);
+}
+
+#[test]
+fn bad_arguments_return_errors_with_messages_and_reset_recovers() {
+    let resources = Resources::new("arguments", MODEL);
+    let phi = vr("rev.phi");
+    let tau = vr("rev.tau");
+    type Case = (
+        &'static str,
+        fn(&Slave, u32, u32) -> Fmi2Status,
+        &'static str,
+    );
+    let cases: [Case; 9] = [
+        (
+            "null vr[]",
+            |s, _, _| unsafe { fmi2GetReal(s.c, std::ptr::null(), 1, [0.0].as_mut_ptr()) },
+            "vr[] is a null pointer",
+        ),
+        (
+            "null value[]",
+            |s, phi, _| unsafe { fmi2GetReal(s.c, [phi].as_ptr(), 1, std::ptr::null_mut()) },
+            "value[] is a null pointer",
+        ),
+        (
+            "unknown value reference",
+            |s, _, _| s.get(&[100_000]).0,
+            "value reference 100000 does not exist",
+        ),
+        (
+            "NaN input",
+            |s, _, tau| s.set(&[tau], &[f64::NAN]),
+            "values must be finite",
+        ),
+        (
+            "setting an output",
+            |s, phi, _| s.set(&[phi], &[1.0]),
+            "is an output",
+        ),
+        (
+            "zero step",
+            |s, _, _| s.step(0.0, 0.0),
+            "communicationStepSize must be a positive",
+        ),
+        (
+            "negative step",
+            |s, _, _| s.step(0.0, -0.01),
+            "communicationStepSize must be a positive",
+        ),
+        (
+            "a step that does not continue",
+            |s, _, _| s.step(0.5, 0.01),
+            "does not continue from the last communication point",
+        ),
+        (
+            "stepping past the stop time",
+            |s, _, _| s.step(0.0, 2.0),
+            "goes past the stop time",
+        ),
+    ];
+    for (what, call, expected) in cases {
+        let slave = Slave::new(&resources);
+        slave.initialize(Some(1.0));
+        assert_eq!(call(&slave, phi, tau), Fmi2Status::Error, "{what}");
+        assert!(
+            slave.last_error().contains(expected),
+            "{what}: {}",
+            slave.last_error()
+        );
+        // After an error only reset (or set-state, or free) is accepted.
+        assert_eq!(
+            slave.step(0.0, 0.01),
+            Fmi2Status::Error,
+            "{what}: refused after the error"
+        );
+        assert_eq!(slave.reset(), Fmi2Status::Ok);
+        slave.initialize(Some(1.0));
+        assert_eq!(
+            slave.step(0.0, 0.01),
+            Fmi2Status::Ok,
+            "{what}: usable after reset"
+        );
+    }
+    // A null instance is refused without a crash.
+    assert_eq!(
+        unsafe { fmi2DoStep(std::ptr::null_mut(), 0.0, 0.1, FMI2_TRUE) },
+        Fmi2Status::Error
+    );
+}
+
+#[test]
+fn instantiation_refuses_a_wrong_guid_and_model_exchange() {
+    let resources = Resources::new("guid", MODEL);
+    let messages = Slave::try_new(&resources, c"{00000000-0000-0000-0000-000000000000}")
+        .err()
+        .expect("refused");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.text.contains("does not match this FMU")),
+        "{messages:?}"
+    );
+
+    let log = std::sync::Mutex::new(Vec::new());
+    let functions = fmu3d_tests::fmi2_host::callbacks(&log);
+    let c = unsafe {
+        fmi2Instantiate(
+            c"me".as_ptr(),
+            FMI2_MODEL_EXCHANGE,
+            resources.guid.as_ptr(),
+            resources.uri.as_ptr(),
+            &functions,
+            0,
+            0,
+        )
+    };
+    assert!(c.is_null());
+    assert!(log
+        .lock()
+        .expect("log")
+        .iter()
+        .any(|m| m.text.contains("Co-Simulation")));
+    // No callbacks at all: nothing to report with, so just no instance.
+    let c = unsafe {
+        fmi2Instantiate(
+            c"x".as_ptr(),
+            FMI2_CO_SIMULATION,
+            resources.guid.as_ptr(),
+            resources.uri.as_ptr(),
+            std::ptr::null(),
+            0,
+            0,
+        )
+    };
+    assert!(c.is_null());
+}
+
+#[test]
+fn messages_reach_the_logger_as_one_string_argument() {
+    // A '%' in a message must arrive as text: the runtime always passes "%s" and the message.
+    let resources = Resources::new("percent", MODEL);
+    let slave = Slave::new(&resources);
+    slave.initialize(None);
+    assert_eq!(slave.step(0.0, f64::NAN), Fmi2Status::Error);
+    let messages = slave.messages();
+    assert!(messages.iter().all(|m| m.format == "%s"));
+    assert!(messages
+        .iter()
+        .any(|m| m.category == "logStatusError" && m.text.contains("NaN")));
+}
+
+/// Holding the pendulum horizontal takes τ = m·g·L (independent statics); the slider's drive
+/// force for a prescribed acceleration is M·a.
+#[test]
+fn flanges_carry_the_right_physics() {
+    let resources = Resources::new("physics", MODEL);
+    let slave = Slave::new(&resources);
+    slave.initialize(None);
+    let (m, g, l, big_m) = (1.0, 9.81, 0.5, 2.0);
+    assert_eq!(slave.set(&[vr("rev.tau")], &[m * g * l]), Fmi2Status::Ok);
+    assert_eq!(
+        slave.set(
+            &[vr("slide.s"), vr("slide.v"), vr("slide.a")],
+            &[0.0, 0.0, 3.0]
+        ),
+        Fmi2Status::Ok
+    );
+    for k in 0..50 {
+        assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
+    }
+    let (status, values) = slave.get(&[vr("rev.phi"), vr("rev.a"), vr("slide.f")]);
+    assert_eq!(status, Fmi2Status::Ok);
+    assert!(
+        values[0].abs() < 1e-9,
+        "held horizontal: phi = {}",
+        values[0]
+    );
+    assert!(values[1].abs() < 1e-9);
+    assert!(
+        (values[2] - big_m * 3.0).abs() < 1e-9,
+        "drive force {}",
+        values[2]
+    );
+}
+
+fn outputs(slave: &Slave) -> Vec<u64> {
+    let refs: Vec<u32> = ["rev.phi", "rev.w", "rev.a", "body.r[1]", "body.r[2]"]
+        .iter()
+        .map(|n| vr(n))
+        .collect();
+    slave.get(&refs).1.iter().map(|v| v.to_bits()).collect()
+}
+
+#[test]
+fn fmu_state_rolls_back_exactly_and_restores_into_a_fresh_instance() {
+    let resources = Resources::new("state", MODEL);
+    let slave = Slave::new(&resources);
+    slave.initialize(None);
+    slave.set(&[vr("rev.tau")], &[0.3]);
+    let mut t = 0.0;
+    for _ in 0..20 {
+        assert_eq!(slave.step(t, 0.01), Fmi2Status::Ok);
+        t += 0.01;
+    }
+    let mut saved: Fmi2FmuState = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { fmi2GetFMUstate(slave.c, &mut saved) },
+        Fmi2Status::Ok
+    );
+    let continue_from = |s: &Slave, mut t: f64| {
+        for _ in 0..10 {
+            assert_eq!(s.step(t, 0.01), Fmi2Status::Ok);
+            t += 0.01;
+        }
+        outputs(s)
+    };
+    let first = continue_from(&slave, t);
+    assert_eq!(unsafe { fmi2SetFMUstate(slave.c, saved) }, Fmi2Status::Ok);
+    let again = continue_from(&slave, t);
+    assert_eq!(
+        first, again,
+        "a repeated step gives the same outputs to the last bit"
+    );
+
+    // Serialize, and restore into a fresh instance.
+    let mut size = 0usize;
+    assert_eq!(
+        unsafe { fmi2SerializedFMUstateSize(slave.c, saved, &mut size) },
+        Fmi2Status::Ok
+    );
+    let mut bytes = vec![0 as Fmi2Byte; size];
+    assert_eq!(
+        unsafe { fmi2SerializeFMUstate(slave.c, saved, bytes.as_mut_ptr(), size) },
+        Fmi2Status::Ok
+    );
+    let fresh = Slave::new(&resources);
+    let mut restored: Fmi2FmuState = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { fmi2DeSerializeFMUstate(fresh.c, bytes.as_ptr(), size, &mut restored) },
+        Fmi2Status::Ok
+    );
+    assert_eq!(
+        unsafe { fmi2SetFMUstate(fresh.c, restored) },
+        Fmi2Status::Ok
+    );
+    assert_eq!(
+        continue_from(&fresh, t),
+        first,
+        "the fresh instance continues identically"
+    );
+    // Truncated bytes are refused with a message.
+    let mut other: Fmi2FmuState = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { fmi2DeSerializeFMUstate(fresh.c, bytes.as_ptr(), size - 1, &mut other) },
+        Fmi2Status::Error
+    );
+    assert!(fresh.last_error().contains("truncated or corrupt"));
+    unsafe {
+        fmi2FreeFMUstate(slave.c, &mut saved);
+        fmi2FreeFMUstate(fresh.c, &mut restored);
+    }
+    assert!(saved.is_null());
+}
+
+#[test]
+fn instances_on_threads_run_independently() {
+    let resources = std::sync::Arc::new(Resources::new("threads", MODEL));
+    let run = |tau: f64, resources: &Resources| {
+        let slave = Slave::new(resources);
+        slave.initialize(None);
+        slave.set(&[vr("rev.tau")], &[tau]);
+        for k in 0..100 {
+            assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
+        }
+        outputs(&slave)
+    };
+    let alone = [run(0.1, &resources), run(2.0, &resources)];
+    let handles: Vec<_> = [0.1, 2.0]
+        .into_iter()
+        .map(|tau| {
+            let resources = resources.clone();
+            std::thread::spawn(move || run(tau, &resources))
+        })
+        .collect();
+    let together: Vec<Vec<u64>> = handles
+        .into_iter()
+        .map(|h| h.join().expect("thread"))
+        .collect();
+    assert_eq!(together, alone);
+    assert_ne!(alone[0], alone[1]);
+}
+
+#[test]
+fn parameters_change_the_model_before_initialization_only() {
+    let resources = Resources::new("parameters", MODEL);
+    let slave = Slave::new(&resources);
+    // Twice the distance: holding horizontal takes twice the torque.
+    assert_eq!(slave.set(&[vr("L")], &[1.0]), Fmi2Status::Ok);
+    slave.initialize(None);
+    slave.set(&[vr("rev.tau")], &[1.0 * 9.81 * 1.0]);
+    assert_eq!(slave.step(0.0, 0.1), Fmi2Status::Ok);
+    let (_, values) = slave.get(&[vr("rev.phi"), vr("L")]);
+    assert!(values[0].abs() < 1e-9, "phi = {}", values[0]);
+    assert_eq!(values[1], 1.0);
+    assert_eq!(slave.set(&[vr("L")], &[2.0]), Fmi2Status::Error);
+    assert!(slave
+        .last_error()
+        .contains("can only be set before fmi2ExitInitializationMode"));
+}
