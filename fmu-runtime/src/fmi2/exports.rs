@@ -8,7 +8,7 @@ use super::logger::{Category, Logger};
 use super::state;
 use super::types::*;
 use crate::fmu::FMI_VERSION_C;
-use std::ffi::{c_char, c_int};
+use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Logs an fmi2 call with its arguments under `logCalls`.
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
 #[no_mangle]
 pub unsafe extern "C" fn fmi2Instantiate(
     instance_name: Fmi2String,
-    fmu_type: c_int,
+    fmu_type: Fmi2Type,
     fmu_guid: Fmi2String,
     fmu_resource_location: Fmi2String,
     functions: *const Fmi2CallbackFunctions,
@@ -167,36 +167,70 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
     }
 }
 
-macro_rules! simple_call {
-    ($(#[$doc:meta])* $name:ident, $mask:expr, $method:ident) => {
-        $(#[$doc])*
-        /// # Safety
-        /// `c` must be an instance from `fmi2Instantiate`.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(c: Fmi2Component) -> Fmi2Status {
-            // SAFETY: by the host's contract.
-            unsafe {
-                call(c, stringify!($name), $mask, |instance| {
-                    log_call(instance, || stringify!($name).to_string());
-                    instance.$method()
-                })
-            }
-        }
-    };
+/// A call with no arguments but the instance.
+///
+/// # Safety
+/// `c` must be an instance from `fmi2Instantiate`.
+unsafe fn simple(
+    c: Fmi2Component,
+    name: &'static str,
+    mask: state::Mask,
+    method: fn(&mut Instance) -> Result<Fmi2Status, String>,
+) -> Fmi2Status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        call(c, name, mask, |instance| {
+            log_call(instance, || name.to_string());
+            method(instance)
+        })
+    }
 }
 
-simple_call!(
-    fmi2EnterInitializationMode,
-    state::ENTER_INITIALIZATION_MODE,
-    enter_initialization_mode
-);
-simple_call!(
-    fmi2ExitInitializationMode,
-    state::EXIT_INITIALIZATION_MODE,
-    exit_initialization_mode
-);
-simple_call!(fmi2Terminate, state::TERMINATE, terminate);
-simple_call!(fmi2Reset, state::RESET, reset);
+/// # Safety
+/// `c` must be an instance from `fmi2Instantiate`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2EnterInitializationMode(c: Fmi2Component) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe {
+        simple(
+            c,
+            "fmi2EnterInitializationMode",
+            state::ENTER_INITIALIZATION_MODE,
+            Instance::enter_initialization_mode,
+        )
+    }
+}
+
+/// # Safety
+/// `c` must be an instance from `fmi2Instantiate`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2ExitInitializationMode(c: Fmi2Component) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe {
+        simple(
+            c,
+            "fmi2ExitInitializationMode",
+            state::EXIT_INITIALIZATION_MODE,
+            Instance::exit_initialization_mode,
+        )
+    }
+}
+
+/// # Safety
+/// `c` must be an instance from `fmi2Instantiate`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2Terminate(c: Fmi2Component) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { simple(c, "fmi2Terminate", state::TERMINATE, Instance::terminate) }
+}
+
+/// # Safety
+/// `c` must be an instance from `fmi2Instantiate`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2Reset(c: Fmi2Component) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { simple(c, "fmi2Reset", state::RESET, Instance::reset) }
+}
 
 /// # Safety
 /// `vr` and `value` must point to `nvr` elements.
@@ -252,53 +286,103 @@ fn no_variables_of(
     }
 }
 
-macro_rules! no_variables {
-    ($name:ident, $mask:expr, $type_name:literal, $value:ty) => {
-        /// # Safety
-        /// `vr` must point to `nvr` elements.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            c: Fmi2Component,
-            vr: *const Fmi2ValueReference,
-            nvr: usize,
-            _value: $value,
-        ) -> Fmi2Status {
-            // SAFETY: by the host's contract; the array is checked in the body.
-            unsafe {
-                call(c, stringify!($name), $mask, |_| {
-                    no_variables_of($type_name, slice(vr, nvr, "vr[]")?)
-                })
-            }
-        }
-    };
+/// Get or set of a type this FMU has no variables of.
+///
+/// # Safety
+/// `c` must be an instance from `fmi2Instantiate`; `vr` must point to `nvr` elements.
+unsafe fn no_variables(
+    c: Fmi2Component,
+    name: &'static str,
+    mask: state::Mask,
+    type_name: &str,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+) -> Fmi2Status {
+    // SAFETY: forwarded contract; the array is checked in the body.
+    unsafe {
+        call(c, name, mask, |_| {
+            no_variables_of(type_name, slice(vr, nvr, "vr[]")?)
+        })
+    }
 }
 
-no_variables!(
-    fmi2GetInteger,
-    state::GET_VALUES,
-    "Integer",
-    *mut Fmi2Integer
-);
-no_variables!(
-    fmi2GetBoolean,
-    state::GET_VALUES,
-    "Boolean",
-    *mut Fmi2Boolean
-);
-no_variables!(fmi2GetString, state::GET_VALUES, "String", *mut Fmi2String);
-no_variables!(
-    fmi2SetInteger,
-    state::SET_OTHER,
-    "Integer",
-    *const Fmi2Integer
-);
-no_variables!(
-    fmi2SetBoolean,
-    state::SET_OTHER,
-    "Boolean",
-    *const Fmi2Boolean
-);
-no_variables!(fmi2SetString, state::SET_OTHER, "String", *const Fmi2String);
+/// # Safety
+/// `vr` must point to `nvr` elements.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetInteger(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    _value: *mut Fmi2Integer,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { no_variables(c, "fmi2GetInteger", state::GET_VALUES, "Integer", vr, nvr) }
+}
+
+/// # Safety
+/// `vr` must point to `nvr` elements.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetBoolean(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    _value: *mut Fmi2Boolean,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { no_variables(c, "fmi2GetBoolean", state::GET_VALUES, "Boolean", vr, nvr) }
+}
+
+/// # Safety
+/// `vr` must point to `nvr` elements.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetString(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    _value: *mut Fmi2String,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { no_variables(c, "fmi2GetString", state::GET_VALUES, "String", vr, nvr) }
+}
+
+/// # Safety
+/// `vr` must point to `nvr` elements.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2SetInteger(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    _value: *const Fmi2Integer,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { no_variables(c, "fmi2SetInteger", state::SET_OTHER, "Integer", vr, nvr) }
+}
+
+/// # Safety
+/// `vr` must point to `nvr` elements.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2SetBoolean(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    _value: *const Fmi2Boolean,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { no_variables(c, "fmi2SetBoolean", state::SET_OTHER, "Boolean", vr, nvr) }
+}
+
+/// # Safety
+/// `vr` must point to `nvr` elements.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2SetString(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    _value: *const Fmi2String,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe { no_variables(c, "fmi2SetString", state::SET_OTHER, "String", vr, nvr) }
+}
 
 /// # Safety
 /// `fmu_state` must point to a writable handle (null or an earlier state of this instance).
@@ -559,41 +643,100 @@ pub unsafe extern "C" fn fmi2CancelStep(c: Fmi2Component) -> Fmi2Status {
     }
 }
 
-/// Answers a status query: `Some(write)` for kinds this type can report.
-macro_rules! status_query {
-    ($name:ident, $out:ty, |$instance:ident, $kind:ident| $answer:expr) => {
-        /// # Safety
-        /// `value` must point to a writable value of the status type.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(c: Fmi2Component, s: c_int, value: *mut $out) -> Fmi2Status {
-            // SAFETY: by the host's contract; the pointer is checked in the body.
-            unsafe {
-                call(c, stringify!($name), state::GET_STATUS, |$instance| {
-                    let out = slice_mut(value, 1, "value")?;
-                    let $kind = s;
-                    let answer: Option<$out> = $answer;
-                    match answer {
-                        Some(v) => {
-                            out[0] = v;
-                            Ok(Fmi2Status::Ok)
-                        }
-                        // The specification's answer to a status this slave cannot report.
-                        None => Ok(Fmi2Status::Discard),
-                    }
-                })
+/// Answers a status query: `Some(value)` for the kinds this type can report, `None` for the
+/// others (fmi2Discard, the specification's answer to a status a slave cannot report).
+///
+/// # Safety
+/// `c` must be an instance from `fmi2Instantiate`; `value` a writable `T`.
+unsafe fn status_query<T>(
+    c: Fmi2Component,
+    name: &'static str,
+    value: *mut T,
+    answer: impl FnOnce(&Instance) -> Option<T>,
+) -> Fmi2Status {
+    // SAFETY: forwarded contract; the pointer is checked in the body.
+    unsafe {
+        call(c, name, state::GET_STATUS, |instance| {
+            let out = slice_mut(value, 1, "value")?;
+            match answer(instance) {
+                Some(v) => {
+                    out[0] = v;
+                    Ok(Fmi2Status::Ok)
+                }
+                None => Ok(Fmi2Status::Discard),
             }
-        }
-    };
+        })
+    }
 }
 
-status_query!(fmi2GetStatus, Fmi2Status, |_instance, kind| (kind
-    == FMI2_DO_STEP_STATUS)
-    .then_some(Fmi2Status::Ok));
-status_query!(fmi2GetRealStatus, Fmi2Real, |instance, kind| (kind
-    == FMI2_LAST_SUCCESSFUL_TIME)
-    .then(|| instance.last_successful_time()));
-status_query!(fmi2GetIntegerStatus, Fmi2Integer, |_instance, _kind| None);
-status_query!(fmi2GetBooleanStatus, Fmi2Boolean, |_instance, kind| (kind
-    == FMI2_TERMINATED)
-    .then_some(FMI2_FALSE));
-status_query!(fmi2GetStringStatus, Fmi2String, |_instance, _kind| None);
+/// # Safety
+/// `value` must point to a writable `fmi2Status`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetStatus(
+    c: Fmi2Component,
+    s: Fmi2StatusKind,
+    value: *mut Fmi2Status,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract. fmi2DoStep never pends: its status is always fmi2OK.
+    unsafe {
+        status_query(c, "fmi2GetStatus", value, |_| {
+            (s == FMI2_DO_STEP_STATUS).then_some(Fmi2Status::Ok)
+        })
+    }
+}
+
+/// # Safety
+/// `value` must point to a writable `fmi2Real`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetRealStatus(
+    c: Fmi2Component,
+    s: Fmi2StatusKind,
+    value: *mut Fmi2Real,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract.
+    unsafe {
+        status_query(c, "fmi2GetRealStatus", value, |instance| {
+            (s == FMI2_LAST_SUCCESSFUL_TIME).then(|| instance.last_successful_time())
+        })
+    }
+}
+
+/// # Safety
+/// `value` must point to a writable `fmi2Integer`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetIntegerStatus(
+    c: Fmi2Component,
+    _s: Fmi2StatusKind,
+    value: *mut Fmi2Integer,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract. No integer status kind exists in FMI 2.0.
+    unsafe { status_query(c, "fmi2GetIntegerStatus", value, |_| None) }
+}
+
+/// # Safety
+/// `value` must point to a writable `fmi2Boolean`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetBooleanStatus(
+    c: Fmi2Component,
+    s: Fmi2StatusKind,
+    value: *mut Fmi2Boolean,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract. The slave never asks to end the simulation.
+    unsafe {
+        status_query(c, "fmi2GetBooleanStatus", value, |_| {
+            (s == FMI2_TERMINATED).then_some(FMI2_FALSE)
+        })
+    }
+}
+
+/// # Safety
+/// `value` must point to a writable `fmi2String`.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetStringStatus(
+    c: Fmi2Component,
+    _s: Fmi2StatusKind,
+    value: *mut Fmi2String,
+) -> Fmi2Status {
+    // SAFETY: by the host's contract. The pending status has no description: nothing pends.
+    unsafe { status_query(c, "fmi2GetStringStatus", value, |_| None) }
+}

@@ -40,15 +40,17 @@ impl Fmi2Status {
     }
 }
 
-/// `fmi2Type`.
-pub const FMI2_MODEL_EXCHANGE: c_int = 0;
-pub const FMI2_CO_SIMULATION: c_int = 1;
+/// `fmi2Type`, a C enum (passed as an int).
+pub type Fmi2Type = c_int;
+pub const FMI2_MODEL_EXCHANGE: Fmi2Type = 0;
+pub const FMI2_CO_SIMULATION: Fmi2Type = 1;
 
-/// `fmi2StatusKind`.
-pub const FMI2_DO_STEP_STATUS: c_int = 0;
-pub const FMI2_PENDING_STATUS: c_int = 1;
-pub const FMI2_LAST_SUCCESSFUL_TIME: c_int = 2;
-pub const FMI2_TERMINATED: c_int = 3;
+/// `fmi2StatusKind`, a C enum (passed as an int).
+pub type Fmi2StatusKind = c_int;
+pub const FMI2_DO_STEP_STATUS: Fmi2StatusKind = 0;
+pub const FMI2_PENDING_STATUS: Fmi2StatusKind = 1;
+pub const FMI2_LAST_SUCCESSFUL_TIME: Fmi2StatusKind = 2;
+pub const FMI2_TERMINATED: Fmi2StatusKind = 3;
 
 /// `fmi2CallbackLogger`: variadic, called here with the format "%s" and the message.
 pub type Fmi2CallbackLogger = unsafe extern "C" fn(
