@@ -18,9 +18,17 @@ pub const RUNTIME_VARIABLE: &str = "FMU3D_RUNTIME";
 pub const RUNTIME_LIBRARY: &str = "libfmu_runtime.so";
 
 pub fn run(args: &BuildArgs) -> Result<(), String> {
-    let sim = Simulation::from_file(&args.model, SimulationOptions::default())
-        .map_err(|e| e.to_string())?;
     let model = args.model.display();
+    // Errors of the model file name their place; the others (a model that cannot start) get
+    // the file's name in front.
+    let sim = Simulation::from_file(&args.model, SimulationOptions::default()).map_err(|e| {
+        let message = e.to_string();
+        if message.starts_with(&model.to_string()) {
+            message
+        } else {
+            format!("{model}: error: {message}")
+        }
+    })?;
     let source = std::fs::read(&args.model).map_err(|e| format!("{model}:0:0: error: {e}"))?;
     let text = std::str::from_utf8(&source)
         .map_err(|e| format!("{model}:0:0: error: not UTF-8 text: {e}"))?;
