@@ -252,6 +252,8 @@ struct Description {
     variables: Vec<(String, u32, String, Option<String>, bool)>,
     units: Vec<String>,
     outputs: Vec<usize>,
+    /// `dependencies` of each output, by output name.
+    dependencies: BTreeMap<String, String>,
     fmi_version: String,
     guid: String,
 }
@@ -299,9 +301,14 @@ fn parse(xml: &str) -> Description {
             }
             "Unit" => description.units.push(attributes["name"].clone()),
             "Outputs" | "InitialUnknowns" => section = name.clone(),
-            "Unknown" if section == "Outputs" => description
-                .outputs
-                .push(attributes["index"].parse().expect("integer")),
+            "Unknown" if section == "Outputs" => {
+                let index: usize = attributes["index"].parse().expect("integer");
+                description.outputs.push(index);
+                let name = description.variables[index - 1].0.clone();
+                description
+                    .dependencies
+                    .insert(name, attributes["dependencies"].clone());
+            }
             _ => {}
         }
     }
@@ -463,5 +470,53 @@ fn an_existing_fmu_is_replaced_only_by_a_complete_one() {
     build(&repository().join("models/pendulum.m3d"), &fmu);
     assert_eq!(entries_of(&out), ["pendulum.fmu"]);
     assert_eq!(zip_names(&fmu).len(), 4);
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
+    let out = folder("dependencies");
+    let model = out.join("drive.m3d");
+    std::fs::write(
+        &model,
+        "model drive\n\
+         object a { mass { m = 1 kg; center = [0.2, 0, 0] m } }\n\
+         object b { mass { m = 1 kg; center = [0.5, 0, 0] m }; output = true }\n\
+         joint j1 revolute { from = world; to = a; flange = motion }\n\
+         joint j2 revolute { from = a; to = b; flange = force }\n",
+    )
+    .expect("model written");
+    let fmu = out.join("drive.fmu");
+    build(&model, &fmu);
+    let description =
+        parse(&String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8"));
+    let index = |name: &str| {
+        description
+            .variables
+            .iter()
+            .position(|v| v.0 == name)
+            .map(|i| (i + 1).to_string())
+            .unwrap_or_else(|| panic!("{name} described"))
+    };
+    let all_inputs = ["j1.phi", "j1.w", "j1.a", "j2.tau"].map(index).join(" ");
+    let phi = index("j1.phi");
+    let phi_w = [index("j1.phi"), index("j1.w")].join(" ");
+    let expected = [
+        // The torque the motion drive needs and the acceleration of the force-driven joint
+        // depend on every input, through the mass matrix.
+        ("j1.tau", all_inputs.as_str()),
+        ("j2.a", all_inputs.as_str()),
+        // States of the integrator.
+        ("j2.phi", ""),
+        ("j2.w", ""),
+        // The frame moves with the prescribed angle and speed of j1.
+        ("b.r[1]", phi.as_str()),
+        ("b.Q[4]", phi.as_str()),
+        ("b.v[2]", phi_w.as_str()),
+        ("b.w[3]", phi_w.as_str()),
+    ];
+    for (output, dependencies) in expected {
+        assert_eq!(description.dependencies[output], dependencies, "{output}");
+    }
     std::fs::remove_dir_all(&out).ok();
 }
