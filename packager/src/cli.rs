@@ -20,6 +20,17 @@ pub enum Command {
     Check(CheckArgs),
     /// Simulate a model and write a CSV: time first, then every output.
     Simulate(SimulateArgs),
+    /// Package a model as an FMI 2.0 Co-Simulation FMU.
+    Build(BuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The model file (.m3d).
+    pub model: PathBuf,
+    /// Where to write the FMU (default: `<model name>.fmu` in the current folder).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,8 +1,17 @@
-//! `fmu3d`: check a model file, simulate it, and (with the FMI runtime) build FMUs from it.
+//! `fmu3d`: check a model file, simulate it, and build an FMI 2.0 Co-Simulation FMU from it.
+//!
+//! `fmu3d build` goes through one module per stage: [`model_description`] (the XML, with
+//! [`units`] for the unit definitions), [`documentation`] (the HTML page) and [`fmu_archive`]
+//! (the zip, written atomically).
 
+mod build;
 mod check;
 mod cli;
+mod documentation;
+mod fmu_archive;
+mod model_description;
 mod simulate;
+mod units;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -12,6 +21,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         cli::Command::Check(args) => check::run(&args),
         cli::Command::Simulate(args) => simulate::run(&args),
+        cli::Command::Build(args) => build::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,415 @@
+//! `modelDescription.xml` (FMI 2.0 Co-Simulation) from the runtime's variable table.
+//!
+//! The value reference of a variable is its index in the table, and the variables are written in
+//! table order, so a variable's position in `<ModelVariables>` is its value reference + 1.
+//!
+//! Causality, variability and initial (FMI 2.0.4 §2.2.7, table of allowed combinations):
+//!
+//! | variable | causality | variability | initial | start |
+//! |---|---|---|---|---|
+//! | parameter | `parameter` | `fixed` | `exact` | the parameter's value |
+//! | structural parameter | `calculatedParameter` | `fixed` | `calculated` | none |
+//! | input | `input` | `continuous` | (not allowed) | the start value |
+//! | output | `output` | `continuous` | `calculated` | none |
+//!
+//! Direct dependencies of outputs on inputs (`<ModelStructure>`), see [`dependencies`].
+
+use crate::units;
+use fmu_runtime::assembly::{Assembly, Causality, FrameQuantity, Variable, VariableKind};
+use fmu_runtime::fmu::{self, Capabilities, CAPABILITIES, FMI_VERSION, GENERATION_TOOL};
+use fmu_runtime::simulation::Simulation;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
+use quick_xml::Writer;
+use std::io;
+
+/// How a variable is declared in `<ModelVariables>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declaration {
+    pub causality: &'static str,
+    pub variability: &'static str,
+    pub initial: Option<&'static str>,
+    /// Whether `start` is written.
+    pub start: bool,
+}
+
+/// The FMI 2.0 declaration of variable `index` of the simulation's table.
+pub fn declaration(sim: &Simulation, index: usize) -> Declaration {
+    let variable = &sim.variables.variables[index];
+    match (variable.causality, variable.kind) {
+        (Causality::Parameter, VariableKind::Parameter(p))
+            if sim.scene.parameters[p].structural =>
+        {
+            Declaration {
+                causality: "calculatedParameter",
+                variability: "fixed",
+                initial: Some("calculated"),
+                start: false,
+            }
+        }
+        (Causality::Parameter, _) => Declaration {
+            causality: "parameter",
+            variability: "fixed",
+            initial: Some("exact"),
+            start: true,
+        },
+        (Causality::Input, _) => Declaration {
+            causality: "input",
+            variability: "continuous",
+            initial: None,
+            start: true,
+        },
+        (Causality::Output, _) => Declaration {
+            causality: "output",
+            variability: "continuous",
+            initial: Some("calculated"),
+            start: false,
+        },
+    }
+}
+
+/// The inputs (value references) that output `index` depends on directly, within one
+/// communication step, ascending:
+///
+/// - a joint acceleration output (force-driven joint) and a drive torque (force) output
+///   (motion-driven joint) depend on every input: through the mass matrix, the acceleration of
+///   one joint depends on the drive torques and prescribed motions of all joints;
+/// - a joint angle or speed output (passive or force-driven joint) is a state of the integrator
+///   and depends on no input;
+/// - a frame's position and orientation depend on the prescribed angle (position) input of every
+///   motion-driven joint between the frame's body and the world, its velocity and angular
+///   velocity on those joints' angle and speed inputs.
+pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
+    let table = &sim.variables.variables;
+    let inputs = || {
+        table
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.causality == Causality::Input)
+    };
+    match table[index].kind {
+        VariableKind::JointAcceleration(_) | VariableKind::JointForce(_) => {
+            inputs().map(|(i, _)| i).collect()
+        }
+        VariableKind::Parameter(_)
+        | VariableKind::JointPosition(_)
+        | VariableKind::JointSpeed(_) => Vec::new(),
+        VariableKind::Frame {
+            object, quantity, ..
+        } => {
+            let path = bodies_to_world(&sim.assembly, sim.assembly.placement[object.0].0);
+            let with_speed = matches!(
+                quantity,
+                FrameQuantity::Velocity | FrameQuantity::AngularVelocity
+            );
+            inputs()
+                .filter(|(_, v)| match v.kind {
+                    VariableKind::JointPosition(body) => path.contains(&body),
+                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
+                    _ => false,
+                })
+                .map(|(i, _)| i)
+                .collect()
+        }
+    }
+}
+
+/// The super-object `body` and its ancestors up to (without) the world.
+fn bodies_to_world(assembly: &Assembly, body: usize) -> Vec<usize> {
+    let mut path = Vec::new();
+    let mut current = Some(body);
+    while let Some(b) = current {
+        if b == 0 || path.contains(&b) {
+            break;
+        }
+        path.push(b);
+        current = assembly.super_objects[b].parent;
+    }
+    path
+}
+
+/// Writes modelDescription.xml for the simulation made from `source` (the model file's text),
+/// generated at `generated` (ISO 8601, UTC).
+pub fn write(sim: &Simulation, source: &str, generated: &str) -> Result<Vec<u8>, String> {
+    // Units first: an unknown unit is a packaging error, not a broken XML file.
+    let mut unit_names: Vec<&str> = Vec::new();
+    for variable in &sim.variables.variables {
+        if !variable.unit.is_empty() && !unit_names.contains(&variable.unit.as_str()) {
+            unit_names.push(&variable.unit);
+        }
+    }
+    let mut unit_definitions = Vec::new();
+    for name in unit_names {
+        let base = units::base_units(name).map_err(|e| format!("cannot describe the {e}"))?;
+        unit_definitions.push((name, base));
+    }
+    let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
+    write_document(&mut writer, sim, source, generated, &unit_definitions)
+        .map_err(|e| format!("cannot write modelDescription.xml: {e}"))?;
+    let mut xml = writer.into_inner();
+    xml.push(b'\n');
+    Ok(xml)
+}
+
+fn write_document(
+    w: &mut Writer<Vec<u8>>,
+    sim: &Simulation,
+    source: &str,
+    generated: &str,
+    unit_definitions: &[(&str, units::BaseUnits)],
+) -> io::Result<()> {
+    let spec = &sim.spec;
+    let identifier = fmu::model_identifier(spec);
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let mut root = BytesStart::new("fmiModelDescription");
+    root.push_attribute(("fmiVersion", FMI_VERSION));
+    root.push_attribute(("modelName", spec.name.as_str()));
+    root.push_attribute(("guid", fmu::guid(source).as_str()));
+    if let Some(description) = &spec.description {
+        root.push_attribute(("description", description.as_str()));
+    }
+    root.push_attribute(("generationTool", GENERATION_TOOL));
+    root.push_attribute(("generationDateAndTime", generated));
+    root.push_attribute(("variableNamingConvention", "structured"));
+    root.push_attribute(("numberOfEventIndicators", "0"));
+    w.write_event(Event::Start(root))?;
+
+    co_simulation(w, &identifier)?;
+
+    if !unit_definitions.is_empty() {
+        w.create_element("UnitDefinitions")
+            .write_inner_content(|w| {
+                for (name, base) in unit_definitions {
+                    w.create_element("Unit")
+                        .with_attribute(("name", *name))
+                        .write_inner_content(|w| {
+                            let exponents: Vec<(&str, String)> = base
+                                .nonzero()
+                                .map(|(unit, e)| (unit, e.to_string()))
+                                .collect();
+                            w.create_element("BaseUnit")
+                                .with_attributes(exponents.iter().map(|(u, e)| (*u, e.as_str())))
+                                .write_empty()?;
+                            Ok(())
+                        })?;
+                }
+                Ok(())
+            })?;
+    }
+
+    w.create_element("LogCategories").write_inner_content(|w| {
+        for (name, description) in fmu::LOG_CATEGORIES {
+            w.create_element("Category")
+                .with_attribute(("name", name))
+                .with_attribute(("description", description))
+                .write_empty()?;
+        }
+        Ok(())
+    })?;
+
+    let e = &spec.experiment;
+    w.create_element("DefaultExperiment")
+        .with_attribute(("startTime", real(e.start_time).as_str()))
+        .with_attribute(("stopTime", real(e.stop_time).as_str()))
+        .with_attribute(("tolerance", real(e.tolerance).as_str()))
+        .with_attribute(("stepSize", real(e.interval).as_str()))
+        .write_empty()?;
+
+    w.create_element("ModelVariables")
+        .write_inner_content(|w| {
+            for (index, variable) in sim.variables.variables.iter().enumerate() {
+                scalar_variable(w, sim, index, variable)?;
+            }
+            Ok(())
+        })?;
+
+    model_structure(w, sim)?;
+
+    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
+    Ok(())
+}
+
+fn co_simulation(w: &mut Writer<Vec<u8>>, identifier: &str) -> io::Result<()> {
+    // Every field by name: a new capability cannot be forgotten here.
+    let Capabilities {
+        needs_execution_tool,
+        can_handle_variable_communication_step_size,
+        can_interpolate_inputs,
+        max_output_derivative_order,
+        can_run_asynchronuously,
+        can_be_instantiated_only_once_per_process,
+        can_not_use_memory_management_functions,
+        can_get_and_set_fmu_state,
+        can_serialize_fmu_state,
+        provides_directional_derivative,
+    } = CAPABILITIES;
+    let flags = [
+        ("needsExecutionTool", needs_execution_tool),
+        (
+            "canHandleVariableCommunicationStepSize",
+            can_handle_variable_communication_step_size,
+        ),
+        ("canInterpolateInputs", can_interpolate_inputs),
+    ];
+    let more_flags = [
+        ("canRunAsynchronuously", can_run_asynchronuously),
+        (
+            "canBeInstantiatedOnlyOncePerProcess",
+            can_be_instantiated_only_once_per_process,
+        ),
+        (
+            "canNotUseMemoryManagementFunctions",
+            can_not_use_memory_management_functions,
+        ),
+        ("canGetAndSetFMUstate", can_get_and_set_fmu_state),
+        ("canSerializeFMUstate", can_serialize_fmu_state),
+        (
+            "providesDirectionalDerivative",
+            provides_directional_derivative,
+        ),
+    ];
+    let order = max_output_derivative_order.to_string();
+    let mut element = BytesStart::new("CoSimulation");
+    element.push_attribute(("modelIdentifier", identifier));
+    for (name, value) in flags {
+        element.push_attribute((name, boolean(value)));
+    }
+    element.push_attribute(("maxOutputDerivativeOrder", order.as_str()));
+    for (name, value) in more_flags {
+        element.push_attribute((name, boolean(value)));
+    }
+    w.write_event(Event::Empty(element))
+}
+
+fn scalar_variable(
+    w: &mut Writer<Vec<u8>>,
+    sim: &Simulation,
+    index: usize,
+    variable: &Variable,
+) -> io::Result<()> {
+    let declaration = declaration(sim, index);
+    let mut element = BytesStart::new("ScalarVariable");
+    element.push_attribute(("name", variable.name.as_str()));
+    element.push_attribute(("valueReference", index.to_string().as_str()));
+    if !variable.description.is_empty() {
+        element.push_attribute(("description", variable.description.as_str()));
+    }
+    element.push_attribute(("causality", declaration.causality));
+    element.push_attribute(("variability", declaration.variability));
+    if let Some(initial) = declaration.initial {
+        element.push_attribute(("initial", initial));
+    }
+    w.write_event(Event::Start(element))?;
+    let mut real_element = BytesStart::new("Real");
+    if !variable.unit.is_empty() {
+        real_element.push_attribute(("unit", variable.unit.as_str()));
+    }
+    if declaration.start {
+        // A parameter or input always has a start value in the table; 0 if it ever had none.
+        real_element.push_attribute(("start", real(variable.start.unwrap_or(0.0)).as_str()));
+    }
+    w.write_event(Event::Empty(real_element))?;
+    w.write_event(Event::End(BytesEnd::new("ScalarVariable")))
+}
+
+fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> {
+    let table = &sim.variables.variables;
+    let outputs: Vec<usize> = sim.variables.outputs().map(|(i, _)| i).collect();
+    // Initial unknowns (FMI 2.0.4 §2.2.8): outputs with initial "approx" or "calculated" and
+    // calculated parameters, in variable order. What is known at initialization: the parameters
+    // with initial "exact" and the inputs.
+    let exact_parameters: Vec<usize> = (0..table.len())
+        .filter(|&i| declaration(sim, i).causality == "parameter")
+        .collect();
+    let initial_unknowns: Vec<(usize, Vec<usize>)> = (0..table.len())
+        .filter_map(|i| match declaration(sim, i).causality {
+            // Fixed by the build: depends on nothing that can be set.
+            "calculatedParameter" => Some((i, Vec::new())),
+            // Start values and geometry come from the parameters (a start angle, a length), the
+            // rest as during a step.
+            "output" => {
+                let mut known = exact_parameters.clone();
+                known.extend(dependencies(sim, i));
+                known.sort_unstable();
+                known.dedup();
+                Some((i, known))
+            }
+            _ => None,
+        })
+        .collect();
+    w.create_element("ModelStructure")
+        .write_inner_content(|w| {
+            if !outputs.is_empty() {
+                w.create_element("Outputs").write_inner_content(|w| {
+                    for &i in &outputs {
+                        unknown(w, i, &dependencies(sim, i))?;
+                    }
+                    Ok(())
+                })?;
+            }
+            if !initial_unknowns.is_empty() {
+                w.create_element("InitialUnknowns")
+                    .write_inner_content(|w| {
+                        for (i, known) in &initial_unknowns {
+                            unknown(w, *i, known)?;
+                        }
+                        Ok(())
+                    })?;
+            }
+            Ok(())
+        })?;
+    Ok(())
+}
+
+/// `<Unknown index="..." dependencies="..."/>` with 1-based indices into `<ModelVariables>`.
+fn unknown(w: &mut Writer<Vec<u8>>, index: usize, dependencies: &[usize]) -> io::Result<()> {
+    let list: Vec<String> = dependencies.iter().map(|d| (d + 1).to_string()).collect();
+    w.create_element("Unknown")
+        .with_attribute(("index", (index + 1).to_string().as_str()))
+        .with_attribute(("dependencies", list.join(" ").as_str()))
+        .write_empty()?;
+    Ok(())
+}
+
+fn boolean(value: bool) -> &'static str {
+    if value {
+        "true"
+    } else {
+        "false"
+    }
+}
+
+/// A real number as xs:double: the shortest text that reads back to the same value, with an
+/// exponent for very small and very large magnitudes.
+pub fn real(value: f64) -> String {
+    let magnitude = value.abs();
+    if value != 0.0 && !(1e-5..1e16).contains(&magnitude) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::real;
+
+    #[test]
+    fn reals_read_back_exactly() {
+        for value in [
+            0.0,
+            1.0,
+            -2.5,
+            0.1,
+            1e-6,
+            3.986e14,
+            1e300,
+            0.17453292519943295,
+        ] {
+            let text = real(value);
+            assert_eq!(text.parse::<f64>().expect(&text), value, "{text}");
+        }
+        assert_eq!(real(1.0), "1");
+        assert_eq!(real(1e-6), "1e-6");
+        assert_eq!(real(0.01), "0.01");
+    }
+}

@@ -1,0 +1,522 @@
+//! `fmu3d build` as a user runs it: the FMU's entries, its modelDescription.xml (against a golden
+//! file and against the runtime's variable table), reproducible builds, and failures that leave
+//! no file behind.
+//!
+//! The FMU carries the runtime library `libfmu_runtime.so`, which `fmu3d` finds next to itself.
+//! `cargo test -p packager` does not build that library (it links `fmu-runtime` as an rlib), so
+//! these tests build it with the same cargo, profile and target folder when it is missing.
+
+use fmu_runtime::simulation::{Simulation, SimulationOptions};
+use quick_xml::events::Event;
+use quick_xml::{Reader, XmlVersion};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The time every test build is stamped with (2023-11-14T22:13:20Z).
+const EPOCH: &str = "1700000000";
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Makes sure `libfmu_runtime.so` sits next to the `fmu3d` under test.
+fn runtime_library() -> &'static Path {
+    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+    LIBRARY.get_or_init(|| {
+        let exe = Path::new(env!("CARGO_BIN_EXE_fmu3d"));
+        let profile_dir = exe.parent().expect("fmu3d is in a profile folder");
+        let library = profile_dir.join("libfmu_runtime.so");
+        if !library.is_file() {
+            let target_dir = profile_dir
+                .parent()
+                .expect("profile folder in a target folder");
+            let profile = match profile_dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("debug")
+            {
+                "debug" => "dev".to_string(),
+                other => other.to_string(),
+            };
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--lib", "-p", "fmu-runtime", "--profile", &profile])
+                .arg("--manifest-path")
+                .arg(repository().join("Cargo.toml"))
+                .env("CARGO_TARGET_DIR", target_dir)
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "cargo build -p fmu-runtime failed");
+            assert!(library.is_file(), "{} was not built", library.display());
+        }
+        library
+    })
+}
+
+fn fmu3d() -> Command {
+    runtime_library();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fmu3d"));
+    command
+        .env_remove("FMU3D_RUNTIME")
+        .env("SOURCE_DATE_EPOCH", EPOCH);
+    command
+}
+
+/// A fresh, empty folder for one test.
+fn folder(name: &str) -> PathBuf {
+    let folder = std::env::temp_dir().join(format!("fmu3d-build-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("temp folder");
+    folder
+}
+
+fn entries_of(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .expect("folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn build(model: &Path, fmu: &Path) -> Output {
+    let output = fmu3d()
+        .arg("build")
+        .arg(model)
+        .arg("-o")
+        .arg(fmu)
+        .output()
+        .expect("fmu3d runs");
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        model.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn read_entry(fmu: &Path, name: &str) -> Vec<u8> {
+    let file = std::fs::File::open(fmu).expect("fmu exists");
+    let mut archive = zip::ZipArchive::new(file).expect("a zip archive");
+    let mut entry = archive.by_name(name).expect(name);
+    let mut bytes = Vec::new();
+    entry.read_to_end(&mut bytes).expect("readable entry");
+    bytes
+}
+
+fn zip_names(fmu: &Path) -> Vec<String> {
+    let file = std::fs::File::open(fmu).expect("fmu exists");
+    let archive = zip::ZipArchive::new(file).expect("a zip archive");
+    archive
+        .file_names()
+        .map(|n| n.expect("a file name").into_owned())
+        .collect()
+}
+
+fn models() -> Vec<PathBuf> {
+    let mut models: Vec<PathBuf> = std::fs::read_dir(repository().join("models"))
+        .expect("models folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "m3d"))
+        .collect();
+    models.sort();
+    models
+}
+
+#[test]
+fn the_fmu_holds_exactly_the_expected_entries() {
+    let out = folder("entries");
+    // Without -o: `<model name>.fmu` in the current folder.
+    let model = repository().join("models/pendulum.m3d");
+    let run = fmu3d()
+        .arg("build")
+        .arg(&model)
+        .current_dir(&out)
+        .output()
+        .expect("fmu3d runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(entries_of(&out), ["pendulum.fmu"]);
+    let fmu = out.join("pendulum.fmu");
+    let names: BTreeSet<String> = zip_names(&fmu).into_iter().collect();
+    let expected: BTreeSet<String> = [
+        "modelDescription.xml",
+        "binaries/linux64/pendulum.so",
+        "resources/model.m3d",
+        "documentation/index.html",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .collect();
+    assert_eq!(names, expected);
+    assert_eq!(
+        read_entry(&fmu, "resources/model.m3d"),
+        std::fs::read(&model).expect("model"),
+        "the model file's exact bytes"
+    );
+    assert_eq!(
+        read_entry(&fmu, "binaries/linux64/pendulum.so"),
+        std::fs::read(runtime_library()).expect("runtime library"),
+        "the runtime library, unchanged"
+    );
+    let html = String::from_utf8(read_entry(&fmu, "documentation/index.html")).expect("UTF-8");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for text in [
+        "<h1>pendulum</h1>",
+        "Damped pendulum",
+        "rev.phi",
+        "N.m.s/rad",
+    ] {
+        assert!(html.contains(text), "{text} in {html}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn the_library_is_named_after_the_model_identifier() {
+    let out = folder("identifier");
+    // Without a `model` statement the name comes from the file's stem, here not a C identifier.
+    let model = out.join("2 arms.m3d");
+    std::fs::write(
+        &model,
+        "object body { mass { m = 1 kg; center = [0.5, 0, 0] m } }\njoint j revolute { from = world; to = body }\n",
+    )
+    .expect("model written");
+    let run = fmu3d()
+        .arg("build")
+        .arg(&model)
+        .current_dir(&out)
+        .output()
+        .expect("fmu3d runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let fmus: Vec<String> = entries_of(&out)
+        .into_iter()
+        .filter(|n| n.ends_with(".fmu"))
+        .collect();
+    let spec = fmu_runtime::model::load_file(&model).expect("model loads");
+    assert_eq!(fmus, [format!("{}.fmu", spec.name)]);
+    let fmu = out.join(&fmus[0]);
+    let identifier = fmu_runtime::fmu::model_identifier(&spec);
+    assert!(identifier.starts_with('_'), "{identifier}");
+    assert!(zip_names(&fmu).contains(&format!("binaries/linux64/{identifier}.so")));
+    let xml = String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8");
+    assert!(xml.contains(&format!("modelIdentifier=\"{identifier}\"")));
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn pendulum_model_description_matches_the_golden_file() {
+    let out = folder("golden");
+    let fmu = out.join("pendulum.fmu");
+    build(&repository().join("models/pendulum.m3d"), &fmu);
+    let actual = String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8");
+    let golden_path = repository().join("packager/tests/golden/pendulum.modelDescription.xml");
+    let golden = std::fs::read_to_string(&golden_path).expect("golden file");
+    if actual != golden {
+        let written = std::env::temp_dir().join("pendulum.modelDescription.xml");
+        std::fs::write(&written, &actual).expect("written");
+        for (i, (a, g)) in actual.lines().zip(golden.lines()).enumerate() {
+            assert_eq!(
+                a,
+                g,
+                "line {} differs from {} (the whole output is in {}; the GUID changes with \
+                 the fmu3d version, so a version bump needs a reviewed new golden file)",
+                i + 1,
+                golden_path.display(),
+                written.display()
+            );
+        }
+        panic!(
+            "{} differs in length from the output {}",
+            golden_path.display(),
+            written.display()
+        );
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// What a test reads back from modelDescription.xml.
+#[derive(Debug, Default)]
+struct Description {
+    /// (name, value reference, causality, unit, has start) in document order.
+    variables: Vec<(String, u32, String, Option<String>, bool)>,
+    units: Vec<String>,
+    outputs: Vec<usize>,
+    /// `dependencies` of each output, by output name.
+    dependencies: BTreeMap<String, String>,
+    fmi_version: String,
+    guid: String,
+}
+
+fn parse(xml: &str) -> Description {
+    let mut reader = Reader::from_str(xml);
+    let mut description = Description::default();
+    let mut section = String::new();
+    loop {
+        let event = reader.read_event().expect("well-formed XML");
+        let element = match &event {
+            Event::Start(e) | Event::Empty(e) => e.clone(),
+            Event::Eof => break,
+            _ => continue,
+        };
+        let name = element.name().as_ref().to_string();
+        let attributes: BTreeMap<String, String> = element
+            .attributes()
+            .map(|a| {
+                let a = a.expect("attribute");
+                (
+                    a.key.as_ref().to_string(),
+                    a.normalized_value(XmlVersion::Implicit1_0)
+                        .expect("value")
+                        .into_owned(),
+                )
+            })
+            .collect();
+        match name.as_str() {
+            "fmiModelDescription" => {
+                description.fmi_version = attributes["fmiVersion"].clone();
+                description.guid = attributes["guid"].clone();
+            }
+            "ScalarVariable" => description.variables.push((
+                attributes["name"].clone(),
+                attributes["valueReference"].parse().expect("integer"),
+                attributes["causality"].clone(),
+                None,
+                false,
+            )),
+            "Real" => {
+                let last = description.variables.last_mut().expect("in a variable");
+                last.3 = attributes.get("unit").cloned();
+                last.4 = attributes.contains_key("start");
+            }
+            "Unit" => description.units.push(attributes["name"].clone()),
+            "Outputs" | "InitialUnknowns" => section = name.clone(),
+            "Unknown" if section == "Outputs" => {
+                let index: usize = attributes["index"].parse().expect("integer");
+                description.outputs.push(index);
+                let name = description.variables[index - 1].0.clone();
+                description
+                    .dependencies
+                    .insert(name, attributes["dependencies"].clone());
+            }
+            _ => {}
+        }
+    }
+    description
+}
+
+#[test]
+fn every_variable_of_the_table_is_described_once_with_consecutive_value_references() {
+    let out = folder("variables");
+    for model in models() {
+        let fmu = out.join("model.fmu");
+        build(&model, &fmu);
+        let xml = String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8");
+        let description = parse(&xml);
+        let sim = Simulation::from_file(&model, SimulationOptions::default()).expect("model");
+        let table = &sim.variables.variables;
+        let shown = model.display();
+        assert_eq!(description.fmi_version, "2.0");
+        let source = std::fs::read_to_string(&model).expect("model");
+        assert_eq!(description.guid, fmu_runtime::fmu::guid(&source), "{shown}");
+
+        let names: Vec<&str> = description.variables.iter().map(|v| v.0.as_str()).collect();
+        let expected: Vec<&str> = table.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, expected, "{shown}: the table's variables in order");
+        assert_eq!(
+            names.iter().collect::<HashSet<_>>().len(),
+            names.len(),
+            "{shown}: each variable once"
+        );
+        let references: Vec<u32> = description.variables.iter().map(|v| v.1).collect();
+        let consecutive: Vec<u32> = (0..table.len() as u32).collect();
+        assert_eq!(references, consecutive, "{shown}: value reference = index");
+
+        // Units: every unit used is defined, once, and every definition is used.
+        let used: BTreeSet<&str> = description
+            .variables
+            .iter()
+            .filter_map(|v| v.3.as_deref())
+            .collect();
+        let defined: BTreeSet<&str> = description.units.iter().map(String::as_str).collect();
+        assert_eq!(
+            defined.len(),
+            description.units.len(),
+            "{shown}: units once"
+        );
+        assert_eq!(used, defined, "{shown}: unit definitions");
+        for (variable, described) in table.iter().zip(&description.variables) {
+            let unit = (!variable.unit.is_empty()).then(|| variable.unit.clone());
+            assert_eq!(described.3, unit, "{shown}: {}", variable.name);
+        }
+
+        // Start values exactly where FMI 2.0 requires them: parameters (initial exact) and
+        // inputs; never on outputs or calculated parameters (initial calculated).
+        for (name, _, causality, _, start) in &description.variables {
+            let required = matches!(causality.as_str(), "parameter" | "input");
+            assert_eq!(*start, required, "{shown}: start of {name} ({causality})");
+        }
+        let outputs: Vec<usize> = description
+            .variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.2 == "output")
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert_eq!(
+            description.outputs, outputs,
+            "{shown}: ModelStructure/Outputs"
+        );
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn building_twice_gives_identical_files() {
+    let out = folder("reproducible");
+    let model = repository().join("models/double_pendulum.m3d");
+    build(&model, &out.join("a.fmu"));
+    build(&model, &out.join("b.fmu"));
+    assert_eq!(
+        read_entry(&out.join("a.fmu"), "modelDescription.xml"),
+        read_entry(&out.join("b.fmu"), "modelDescription.xml")
+    );
+    assert_eq!(
+        std::fs::read(out.join("a.fmu")).expect("a"),
+        std::fs::read(out.join("b.fmu")).expect("b"),
+        "the whole FMU, timestamps included"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// Runs `fmu3d build ARGS` in an empty folder, expects exit status 1 with `message` in the
+/// error, and no file at all left in the folder.
+fn refused(name: &str, args: &[&str], runtime: Option<&str>, message: &str) {
+    let out = folder(name);
+    let mut command = fmu3d();
+    command.arg("build").args(args).current_dir(&out);
+    if let Some(runtime) = runtime {
+        command.env("FMU3D_RUNTIME", runtime);
+    }
+    let run = command.output().expect("fmu3d runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{name}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    assert!(stderr.contains(message), "{name}: `{message}` in {stderr}");
+    assert_eq!(entries_of(&out), Vec::<String>::new(), "{name}: files left");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn failures_exit_1_with_a_message_and_leave_no_file() {
+    let pendulum = repository().join("models/pendulum.m3d");
+    let pendulum = pendulum.to_str().expect("UTF-8 path");
+    refused(
+        "unknown-model",
+        &["no/such/model.m3d"],
+        None,
+        "no/such/model.m3d:0:0: error: cannot read the model file",
+    );
+    let malformed = repository().join("packager/tests/malformed/01_typo_kind.m3d");
+    let malformed = malformed.to_str().expect("UTF-8 path");
+    let check = Command::new(env!("CARGO_BIN_EXE_fmu3d"))
+        .arg("check")
+        .arg(malformed)
+        .output()
+        .expect("fmu3d runs");
+    let check_message = String::from_utf8_lossy(&check.stderr).into_owned();
+    assert!(check_message.starts_with(&format!("{malformed}:")));
+    refused("malformed", &[malformed], None, &check_message);
+    refused(
+        "no-folder",
+        &[pendulum, "-o", "missing/folder/pendulum.fmu"],
+        None,
+        "cannot write missing/folder/pendulum.fmu: the folder missing/folder does not exist",
+    );
+    refused(
+        "no-runtime",
+        &[pendulum],
+        Some("/no/such/libfmu_runtime.so"),
+        "the runtime library /no/such/libfmu_runtime.so (from FMU3D_RUNTIME) does not exist",
+    );
+}
+
+#[test]
+fn an_existing_fmu_is_replaced_only_by_a_complete_one() {
+    let out = folder("replace");
+    let fmu = out.join("pendulum.fmu");
+    std::fs::write(&fmu, b"old").expect("written");
+    // A failing build leaves the old file as it was.
+    let run = fmu3d()
+        .arg("build")
+        .arg(repository().join("packager/tests/malformed/01_typo_kind.m3d"))
+        .arg("-o")
+        .arg(&fmu)
+        .output()
+        .expect("fmu3d runs");
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(std::fs::read(&fmu).expect("still there"), b"old");
+    // A successful one replaces it.
+    build(&repository().join("models/pendulum.m3d"), &fmu);
+    assert_eq!(entries_of(&out), ["pendulum.fmu"]);
+    assert_eq!(zip_names(&fmu).len(), 4);
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
+    let out = folder("dependencies");
+    let model = out.join("drive.m3d");
+    std::fs::write(
+        &model,
+        "model drive\n\
+         object a { mass { m = 1 kg; center = [0.2, 0, 0] m } }\n\
+         object b { mass { m = 1 kg; center = [0.5, 0, 0] m }; output = true }\n\
+         joint j1 revolute { from = world; to = a; flange = motion }\n\
+         joint j2 revolute { from = a; to = b; flange = force }\n",
+    )
+    .expect("model written");
+    let fmu = out.join("drive.fmu");
+    build(&model, &fmu);
+    let description =
+        parse(&String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8"));
+    let index = |name: &str| {
+        description
+            .variables
+            .iter()
+            .position(|v| v.0 == name)
+            .map(|i| (i + 1).to_string())
+            .unwrap_or_else(|| panic!("{name} described"))
+    };
+    let all_inputs = ["j1.phi", "j1.w", "j1.a", "j2.tau"].map(index).join(" ");
+    let phi = index("j1.phi");
+    let phi_w = [index("j1.phi"), index("j1.w")].join(" ");
+    let expected = [
+        // The torque the motion drive needs and the acceleration of the force-driven joint
+        // depend on every input, through the mass matrix.
+        ("j1.tau", all_inputs.as_str()),
+        ("j2.a", all_inputs.as_str()),
+        // States of the integrator.
+        ("j2.phi", ""),
+        ("j2.w", ""),
+        // The frame moves with the prescribed angle and speed of j1.
+        ("b.r[1]", phi.as_str()),
+        ("b.Q[4]", phi.as_str()),
+        ("b.v[2]", phi_w.as_str()),
+        ("b.w[3]", phi_w.as_str()),
+    ];
+    for (output, dependencies) in expected {
+        assert_eq!(description.dependencies[output], dependencies, "{output}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
