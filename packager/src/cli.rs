@@ -18,7 +18,7 @@ pub struct Cli {
 pub enum Command {
     /// Validate a model file and print what the FMU would expose.
     Check(CheckArgs),
-    /// Simulate a model and write a CSV: time first, then every output.
+    /// Simulate a model or an FMU and write a CSV: time first, then every output.
     Simulate(SimulateArgs),
     /// Package a model as an FMI 2.0 Co-Simulation FMU.
     Build(BuildArgs),
@@ -41,7 +41,7 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
-    /// The model file (.m3d).
+    /// The model file (.m3d), or an FMU (.fmu) to run through its own FMI API.
     pub model: PathBuf,
     /// Stop time [s] (default: the model's experiment).
     #[arg(long)]

@@ -9,6 +9,7 @@ mod check;
 mod cli;
 mod documentation;
 mod fmu_archive;
+mod fmu_host;
 mod model_description;
 mod simulate;
 mod units;

@@ -520,3 +520,31 @@ fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
     }
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// `fmu3d simulate X.fmu` runs the FMU's own library through the FMI C API; for every shipped
+/// model it must give the same CSV, to the last digit, as `fmu3d simulate` on the model file
+/// (both run the same engine; any difference is a fault of the FMI layer).
+#[test]
+fn simulating_the_fmu_gives_the_same_csv_as_the_model() {
+    let out = folder("simulate-fmu");
+    for model in models() {
+        let stem = model.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
+        let fmu = out.join(format!("{stem}.fmu"));
+        let built = build(&model, &fmu);
+        assert!(built.status.success(), "{stem}: {}", String::from_utf8_lossy(&built.stderr));
+        let mut csv = Vec::new();
+        for (input, name) in [(&fmu, "fmu.csv"), (&model, "model.csv")] {
+            let path = out.join(format!("{stem}-{name}"));
+            let run = fmu3d()
+                .args(["simulate", "--stop-time", "1", "--step", "0.05", "-o"])
+                .arg(&path)
+                .arg(input)
+                .output()
+                .expect("fmu3d runs");
+            assert!(run.status.success(), "{stem} {name}: {}", String::from_utf8_lossy(&run.stderr));
+            csv.push(std::fs::read_to_string(&path).expect("csv written"));
+        }
+        assert_eq!(csv[0], csv[1], "{stem}: the FMU and the model differ");
+        assert_eq!(csv[0].lines().count(), 22, "{stem}: header and 21 rows");
+    }
+}
