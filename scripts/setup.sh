@@ -2,18 +2,57 @@
 # Installs what building fmu3d needs on a Debian machine with Rust: cmake and libclang (to build
 # SUNDIALS from the vendored sources of sundials-sys and generate its bindings). Safe to run
 # again: it installs only what is missing.
+#
+#   bash scripts/setup.sh            # the build tools
+#   bash scripts/setup.sh --python   # and .venv with the Python test harness's packages
+#                                    # (tests/python/requirements.txt: fmpy, libcosimpy, pytest, numpy)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+python=false
+for arg in "$@"; do
+  case "$arg" in
+    --python) python=true ;;
+    *) echo "usage: bash scripts/setup.sh [--python]" >&2; exit 2 ;;
+  esac
+done
+
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+apt_install() {
+  echo "== installing $* (apt-get)"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
+}
 
 need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need_apt+=(libclang-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+# readelf, nm and objdump for the checks of the FMU's shared library.
+if $python; then
+  command -v readelf >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 \
+    && command -v objdump >/dev/null 2>&1 || need_apt+=(binutils)
+  command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "== installing ${need_apt[*]} (apt-get)"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  apt_install "${need_apt[@]}"
 fi
 
+if $python; then
+  if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+    echo "== creating .venv"
+    rm -rf .venv
+    if ! python3 -m venv .venv 2>/dev/null; then
+      # Debian ships venv (and ensurepip) separately, as python3-venv.
+      rm -rf .venv
+      apt_install python3-venv
+      python3 -m venv .venv
+    fi
+  fi
+  if ! .venv/bin/python -m pip install -q --disable-pip-version-check \
+      -r tests/python/requirements.txt; then
+    echo "error: installing tests/python/requirements.txt into .venv failed" >&2
+    exit 1
+  fi
+fi

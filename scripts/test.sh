@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, every Rust test (unit, integration, CLI).
+# The whole test suite: formatting, lints, every Rust test (unit, integration, CLI), then the
+# Python harness (tests/python: fmpy and libcosimpy import the built FMUs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# --python first: the Rust test of the C header compiles against the official FMI 2.0 headers
+# shipped in fmpy, found through .venv.
+bash scripts/setup.sh --python
+FMI2_HEADERS="$(.venv/bin/python -c 'import fmpy, os; print(os.path.join(os.path.dirname(fmpy.__file__), "c-code"))')"
+export FMI2_HEADERS
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --release -- -D warnings
 echo "== cargo test"
 cargo test --workspace --release
+echo "== cargo build --release -p fmu-runtime -p packager"
+cargo build --release -p fmu-runtime -p packager
+echo "== pytest tests/python"
+.venv/bin/python -m pytest tests/python -q
