@@ -102,6 +102,8 @@ struct MechanismDae {
     /// Where each input signal goes in `inputs`.
     signals: Vec<(InputSignal, VariableKind)>,
     workspace: Workspace,
+    /// Residual output when the model is evaluated for its outputs.
+    scratch: Vec<f64>,
 }
 
 impl MechanismDae {
@@ -229,11 +231,13 @@ impl Simulation {
                 (signal, v.kind)
             })
             .collect();
+        let scratch = vec![0.0; mechanism.len()];
         let dae = MechanismDae {
             mechanism,
             inputs,
             signals,
             workspace,
+            scratch,
         };
         let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
         Ok(Simulation {
@@ -353,6 +357,23 @@ impl Simulation {
             .collect()
     }
 
+    /// Values of the variables with the given indices (valid indices of the table) at the
+    /// current time.
+    pub fn values_of(&mut self, indices: &[usize]) -> Vec<f64> {
+        let mut out = vec![0.0; indices.len()];
+        self.values_into(indices.iter().copied(), &mut out);
+        out
+    }
+
+    /// Writes the values of the variables with the given indices (valid indices of the table)
+    /// at the current time into `out`, without allocating.
+    pub fn values_into(&mut self, indices: impl IntoIterator<Item = usize>, out: &mut [f64]) {
+        self.refresh_workspace();
+        for (value, index) in out.iter_mut().zip(indices) {
+            *value = self.evaluate(index);
+        }
+    }
+
     /// Values of the output variables at the current time, in table order.
     pub fn output_values(&mut self) -> Vec<f64> {
         self.refresh_workspace();
@@ -363,19 +384,16 @@ impl Simulation {
     /// Evaluates the residual at the integrator's current y, ẏ so that the workspace holds the
     /// kinematics and drive forces of this instant.
     fn refresh_workspace(&mut self) {
-        let y = self.ida.y().to_vec();
-        let yp = self.ida.yp().to_vec();
         let t = self.ida.t();
-        let dae = self.ida.system_mut();
+        let (y, yp, dae) = self.ida.state_and_system_mut();
         dae.apply_inputs(t);
-        let mut res = vec![0.0; y.len()];
         residual(
             &dae.mechanism,
             &dae.inputs,
             &mut dae.workspace,
-            &y,
-            &yp,
-            &mut res,
+            y,
+            yp,
+            &mut dae.scratch,
         );
     }
 

@@ -251,15 +251,12 @@ impl Instance {
         references: &[u32],
         values: &mut [f64],
     ) -> Result<Fmi2Status, CallError> {
-        let indices = references
-            .iter()
-            .map(|&vr| self.check_reference(vr))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.ensure_current()?;
-        let all = self.simulation.values();
-        for (value, index) in values.iter_mut().zip(indices) {
-            *value = all[index];
+        for &vr in references {
+            self.check_reference(vr)?;
         }
+        self.ensure_current()?;
+        self.simulation
+            .values_into(references.iter().map(|&vr| vr as usize), values);
         Ok(Fmi2Status::Ok)
     }
 
@@ -368,12 +365,13 @@ impl Instance {
                 ));
             }
         }
-        let before = self.simulation.stats();
+        let logging_stats = self.logger.is_enabled(Category::SolverStats);
+        let before = logging_stats.then(|| self.simulation.stats());
         self.simulation
             .advance_to(target.max(now))
             .map_err(|e| format!("the step from {now} s to {target} s failed: {e}"))?;
         self.last_successful_time = self.simulation.time();
-        if self.logger.is_enabled(Category::SolverStats) {
+        if let Some(before) = before {
             let after = self.simulation.stats();
             self.logger.log(
                 Fmi2Status::Ok,

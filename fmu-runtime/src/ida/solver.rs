@@ -913,6 +913,16 @@ impl<S: DaeSystem> Ida<S> {
         &mut self.data.get_mut().system
     }
 
+    /// `y`, `y'` and the system at once, for evaluating the model at the current point without
+    /// copying the state.
+    pub fn state_and_system_mut(&mut self) -> (&[f64], &[f64], &mut S) {
+        (
+            self.y.as_slice(),
+            self.yp.as_slice(),
+            &mut self.data.get_mut().system,
+        )
+    }
+
     /// Sets the largest step size (`IDASetMaxStep`); `f64::INFINITY` or 0 removes the limit.
     pub fn set_max_step(&mut self, h: f64) -> Result<(), IdaError> {
         if h.is_nan() || h < 0.0 {
