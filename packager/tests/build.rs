@@ -528,10 +528,18 @@ fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
 fn simulating_the_fmu_gives_the_same_csv_as_the_model() {
     let out = folder("simulate-fmu");
     for model in models() {
-        let stem = model.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
+        let stem = model
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("model")
+            .to_string();
         let fmu = out.join(format!("{stem}.fmu"));
         let built = build(&model, &fmu);
-        assert!(built.status.success(), "{stem}: {}", String::from_utf8_lossy(&built.stderr));
+        assert!(
+            built.status.success(),
+            "{stem}: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
         let mut csv = Vec::new();
         for (input, name) in [(&fmu, "fmu.csv"), (&model, "model.csv")] {
             let path = out.join(format!("{stem}-{name}"));
@@ -541,7 +549,11 @@ fn simulating_the_fmu_gives_the_same_csv_as_the_model() {
                 .arg(input)
                 .output()
                 .expect("fmu3d runs");
-            assert!(run.status.success(), "{stem} {name}: {}", String::from_utf8_lossy(&run.stderr));
+            assert!(
+                run.status.success(),
+                "{stem} {name}: {}",
+                String::from_utf8_lossy(&run.stderr)
+            );
             csv.push(std::fs::read_to_string(&path).expect("csv written"));
         }
         assert_eq!(csv[0], csv[1], "{stem}: the FMU and the model differ");
