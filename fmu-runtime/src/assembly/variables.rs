@@ -111,12 +111,20 @@ impl VariableTable {
                 ),
                 JointKind::Free { .. } => continue,
             };
-            let descriptions = [
-                "joint coordinate",
-                "first derivative of the joint coordinate",
-                "second derivative of the joint coordinate",
-                "torque (force) of the drive on the joint's flange",
-            ];
+            let descriptions = match &joint.spec.kind {
+                JointKind::Revolute { .. } => [
+                    "rotation angle of the joint",
+                    "angular velocity of the joint",
+                    "angular acceleration of the joint",
+                    "torque the drive applies to the joint's flange",
+                ],
+                _ => [
+                    "position of the joint along its axis",
+                    "velocity of the joint",
+                    "acceleration of the joint",
+                    "force the drive applies to the joint's flange",
+                ],
+            };
             let kinds = [
                 VariableKind::JointPosition(body),
                 VariableKind::JointSpeed(body),
