@@ -169,6 +169,8 @@ pub struct Simulation {
     restart_pending: bool,
     /// How often the integrator was restarted after the start (input jumps, restored states).
     restarts: u64,
+    /// ẏ made consistent with inputs set since the last step (see `refresh_workspace`).
+    consistent_yp: Option<Vec<f64>>,
 }
 
 /// Everything needed to put a simulation back to an earlier instant, bit for bit.
@@ -248,6 +250,7 @@ impl Simulation {
             ida,
             restart_pending: false,
             restarts: 0,
+            consistent_yp: None,
         })
     }
 
@@ -383,9 +386,22 @@ impl Simulation {
 
     /// Evaluates the residual at the integrator's current y, ẏ so that the workspace holds the
     /// kinematics and drive forces of this instant.
+    ///
+    /// An input that changed since the integrator last moved makes its derivatives stale (a new
+    /// torque changes the accelerations at once): they are then made consistent with the
+    /// current inputs first, so that outputs that depend on inputs directly follow them without
+    /// a step.
     fn refresh_workspace(&mut self) {
         let t = self.ida.t();
         let (y, yp, dae) = self.ida.state_and_system_mut();
+        let inputs_changed = dae.signals.iter().any(|(s, _)| s.jumped);
+        self.consistent_yp = if inputs_changed {
+            // A singular mass matrix would have stopped the simulation at its start.
+            dae.consistent_derivatives(t, y).ok()
+        } else {
+            None
+        };
+        let yp = self.consistent_yp.as_deref().unwrap_or(yp);
         dae.apply_inputs(t);
         residual(
             &dae.mechanism,
@@ -399,7 +415,8 @@ impl Simulation {
 
     fn evaluate(&self, index: usize) -> f64 {
         let dae = self.ida.system();
-        let (y, yp) = (self.ida.y(), self.ida.yp());
+        let y = self.ida.y();
+        let yp = self.consistent_yp.as_deref().unwrap_or(self.ida.yp());
         let variable = &self.variables.variables[index];
         let scalar_states = |body: usize| {
             dae.mechanism.bodies[body]

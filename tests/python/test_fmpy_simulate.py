@@ -142,11 +142,6 @@ def test_slider_force_follows_a_varying_commanded_acceleration(fmus):
     assert np.max(np.abs(result["slide.f"])) > 0.5, "the command is not zero"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime bug: the outputs of a torque-driven joint (rev.a) are not recomputed when "
-    "its torque input is set; ModelStructure declares rev.a to depend directly on rev.tau",
-)
 def test_acceleration_output_follows_the_torque_input_without_a_step(fmus):
     """After fmi2SetReal on an input, fmi2GetReal of an output that depends directly on it
     (ModelStructure/Outputs) returns the new value (FMI 2.0, 4.2.1). Here with fmpy's

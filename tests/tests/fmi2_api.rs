@@ -396,7 +396,17 @@ fn flanges_carry_the_right_physics() {
     let slave = Slave::new(&resources);
     slave.initialize(None);
     let (m, g, l, big_m) = (1.0, 9.81, 0.5, 2.0);
+    // Before the torque is applied the pendulum falls: a = −m g L / I_O.
+    let (_, a) = slave.get(&[vr("rev.a")]);
+    assert!(
+        (a[0] + m * g * l / (0.001 + m * l * l)).abs() < 1e-9,
+        "falling: {}",
+        a[0]
+    );
     assert_eq!(slave.set(&[vr("rev.tau")], &[m * g * l]), Fmi2Status::Ok);
+    // An output that depends on the input directly follows it without a step.
+    let (_, a) = slave.get(&[vr("rev.a")]);
+    assert!(a[0].abs() < 1e-9, "held at once: {}", a[0]);
     assert_eq!(
         slave.set(
             &[vr("slide.s"), vr("slide.v"), vr("slide.a")],
