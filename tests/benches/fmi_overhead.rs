@@ -4,6 +4,11 @@
 //!
 //! `cargo bench -p fmu3d-tests --bench fmi_overhead` prints the time per communication step of
 //! both, the overhead, IDA steps per communication step and the integrator restarts.
+//!
+//! Wall times on a shared machine are noisy; for a repeatable figure, `FMI_OVERHEAD_ONLY=direct`
+//! or `=fmi` runs one pass of one path only, to be counted in instructions by
+//! `valgrind --tool=callgrind`; `FMI_OVERHEAD_STEPS` sets the number of steps, so that two runs
+//! of different lengths separate the cost per step from the set-up.
 
 use fmu3d_tests::fmi2_host::{Resources, Slave};
 use fmu_runtime::fmi2::exports::fmi2SetDebugLogging;
@@ -21,6 +26,32 @@ fn median(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
+/// One pass of one path, for instruction counting.
+fn one_pass(
+    steps: usize,
+    only: &str,
+    spec: &fmu_runtime::model::ModelSpec,
+    resources: &Resources,
+    outputs: &[u32],
+) -> Vec<f64> {
+    let mut values = vec![0.0; outputs.len()];
+    if only == "fmi" {
+        let slave = Slave::new(resources);
+        slave.initialize(None);
+        for k in 0..steps {
+            assert_eq!(slave.step(k as f64 * H, H), Fmi2Status::Ok);
+            values = slave.get(outputs).1;
+        }
+    } else {
+        let mut sim = Simulation::new(spec.clone(), SimulationOptions::default()).expect("starts");
+        for k in 1..=steps {
+            sim.advance_to(k as f64 * H).expect("integrates");
+            sim.values_into(outputs.iter().map(|&vr| vr as usize), &mut values);
+        }
+    }
+    values
+}
+
 fn main() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/pendulum.m3d");
     let source = std::fs::read_to_string(path).expect("the pendulum model is readable");
@@ -31,6 +62,12 @@ fn main() {
         let sim = Simulation::new(spec.clone(), SimulationOptions::default()).expect("starts");
         sim.variables.outputs().map(|(i, _)| i as u32).collect()
     };
+    if let Ok(only) = std::env::var("FMI_OVERHEAD_ONLY") {
+        let steps = std::env::var("FMI_OVERHEAD_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(STEPS);
+        let values = one_pass(steps, &only, &spec, &resources, &outputs);
+        println!("{only}: one pass of {steps} steps done ({} outputs)", values.len());
+        return;
+    }
     // Direct and FMI runs alternate, so that both see the same load on the machine.
     let (mut direct, mut through_fmi) = (Vec::new(), Vec::new());
     let (mut ida_steps, mut restarts) = (0, 0);
