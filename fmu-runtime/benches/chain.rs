@@ -33,8 +33,8 @@ fn residual_nanoseconds(spec: &model::ModelSpec) -> f64 {
     let y = mechanism.initial_state();
     let yp = consistent_derivatives(&mechanism, &inputs, &mut ws, &y).expect("regular");
     let mut res = vec![0.0; y.len()];
-    let mut batch = 1usize;
-    loop {
+    // Seconds for `batch` evaluations.
+    let mut time_batch = |batch: usize| {
         let start = Instant::now();
         for _ in 0..batch {
             residual(
@@ -46,26 +46,14 @@ fn residual_nanoseconds(spec: &model::ModelSpec) -> f64 {
                 &mut res,
             );
         }
-        if start.elapsed() > Duration::from_millis(20) {
-            break;
-        }
+        start.elapsed()
+    };
+    let mut batch = 1usize;
+    while time_batch(batch) < Duration::from_millis(20) {
         batch *= 2;
     }
     let mut samples: Vec<f64> = (0..15)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..batch {
-                residual(
-                    &mechanism,
-                    &inputs,
-                    &mut ws,
-                    black_box(&y),
-                    black_box(&yp),
-                    &mut res,
-                );
-            }
-            start.elapsed().as_nanos() as f64 / batch as f64
-        })
+        .map(|_| time_batch(batch).as_nanos() as f64 / batch as f64)
         .collect();
     samples.sort_by(f64::total_cmp);
     samples[samples.len() / 2]
