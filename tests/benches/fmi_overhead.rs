@@ -63,9 +63,15 @@ fn main() {
         sim.variables.outputs().map(|(i, _)| i as u32).collect()
     };
     if let Ok(only) = std::env::var("FMI_OVERHEAD_ONLY") {
-        let steps = std::env::var("FMI_OVERHEAD_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(STEPS);
+        let steps = std::env::var("FMI_OVERHEAD_STEPS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(STEPS);
         let values = one_pass(steps, &only, &spec, &resources, &outputs);
-        println!("{only}: one pass of {steps} steps done ({} outputs)", values.len());
+        println!(
+            "{only}: one pass of {steps} steps done ({} outputs)",
+            values.len()
+        );
         return;
     }
     // Direct and FMI runs alternate, so that both see the same load on the machine.
