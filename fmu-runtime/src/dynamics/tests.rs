@@ -23,6 +23,7 @@ fn object(
         shape: None,
         visual: None,
         mass,
+        contact: None,
         output: false,
         location: Location::default(),
     }
@@ -70,6 +71,7 @@ fn spec(objects: Vec<ObjectSpec>, joints: Vec<JointSpec>, forces: Vec<ForceSpec>
         objects,
         joints,
         forces,
+        contact_pairs: vec![],
     }
 }
 

@@ -37,6 +37,7 @@ pub fn evaluate(
         objects: Vec::new(),
         joints: Vec::new(),
         forces: Vec::new(),
+        contact_pairs: Vec::new(),
         model: None,
         gravity: None,
         experiment: None,
@@ -137,6 +138,7 @@ struct Evaluator<'a> {
     objects: Vec<RawObject>,
     joints: Vec<RawJoint>,
     forces: Vec<RawForce>,
+    contact_pairs: Vec<ContactPairSpec>,
     model: Option<(String, Option<String>, Pos)>,
     gravity: Option<(GravitySpec, Pos)>,
     experiment: Option<(ExperimentSpec, Pos)>,
@@ -424,6 +426,15 @@ impl<'a> Evaluator<'a> {
             Stmt::Force {
                 name, kind, body, ..
             } => self.force(name, kind, body, scope)?,
+            Stmt::ContactPair {
+                materials,
+                body,
+                pos,
+            } => {
+                self.top_level_only(ctx, *pos, "contact_pair")?;
+                let pair = self.contact_pair(materials, body, *pos, scope)?;
+                self.contact_pairs.push(pair);
+            }
             Stmt::Assembly { pos, .. } => {
                 if ctx != Context::Top {
                     return Err(Diag::new(
@@ -924,7 +935,7 @@ impl<'a> Evaluator<'a> {
         let f = Fields::new(
             body,
             &["parent", "position", "rotation", "output"],
-            &["shape", "mass", "visual"],
+            &["shape", "mass", "visual", "contact"],
             &what,
         )?;
         let parent = match f.get("parent") {
@@ -961,6 +972,19 @@ impl<'a> Evaluator<'a> {
             }
             None => None,
         };
+        let contact = match f.sub("contact") {
+            Some((kw, kind, b)) => {
+                no_kind(kind, "contact")?;
+                if shape.is_none() {
+                    return Err(Diag::new(
+                        kw.pos,
+                        format!("{what} has a `contact` but no `shape` that could collide"),
+                    ));
+                }
+                Some(self.contact(b, scope)?)
+            }
+            None => None,
+        };
         let placement = f.pos_of("position").or(f.pos_of("rotation"));
         self.objects.push(RawObject {
             spec: ObjectSpec {
@@ -971,6 +995,7 @@ impl<'a> Evaluator<'a> {
                 shape,
                 visual,
                 mass,
+                contact,
                 output,
                 location: self.location(d.base.pos),
             },
@@ -1034,6 +1059,63 @@ impl<'a> Evaluator<'a> {
             other => Err(Diag::new(kind.pos, format!("unknown shape `{other}`"))
                 .with_help(did_you_mean(other, KINDS))),
         }
+    }
+
+    fn solid_material<'e>(&self, e: &'e Expr, field: &str) -> Result<&'e str, Diag> {
+        let names: Vec<&str> = materials::MATERIALS.iter().map(|m| m.name).collect();
+        self.word(e, &names, field)
+    }
+
+    fn contact(&self, b: &Block, scope: &Scope) -> Result<ContactSpec, Diag> {
+        let f = Fields::new(b, &["material", "smoothing"], &[], "contact")?;
+        let material = self
+            .solid_material(f.require("material", b.pos)?, "material")?
+            .to_string();
+        let smoothing = match f.get("smoothing") {
+            Some(e) => Some(self.positive(e, scope, Kind::Length, "smoothing")?),
+            None => None,
+        };
+        Ok(ContactSpec {
+            material,
+            smoothing,
+        })
+    }
+
+    fn contact_pair(
+        &self,
+        materials: &[Ident; 2],
+        b: &Block,
+        pos: Pos,
+        scope: &Scope,
+    ) -> Result<ContactPairSpec, Diag> {
+        let names: Vec<&str> = materials::MATERIALS.iter().map(|m| m.name).collect();
+        for m in materials {
+            if !names.contains(&m.name.as_str()) {
+                return Err(
+                    Diag::new(m.pos, format!("unknown solid material `{}`", m.name))
+                        .with_help(did_you_mean(&m.name, names.iter().copied())),
+                );
+            }
+        }
+        let f = Fields::new(b, &["cor", "mu_k", "mu_r"], &[], "contact_pair")?;
+        let coefficient = |field: &str, max: f64| -> Result<f64, Diag> {
+            let e = f.require(field, b.pos)?;
+            let value = self.num(e, scope, Kind::Dimensionless, field)?;
+            if !(0.0..=max).contains(&value) {
+                return Err(Diag::new(
+                    e.pos,
+                    format!("`{field}` must be between 0 and {max}, found {value}"),
+                ));
+            }
+            Ok(value)
+        };
+        Ok(ContactPairSpec {
+            materials: [materials[0].name.clone(), materials[1].name.clone()],
+            cor: coefficient("cor", 1.0)?,
+            mu_k: coefficient("mu_k", 10.0)?,
+            mu_r: coefficient("mu_r", 10.0)?,
+            location: self.location(pos),
+        })
     }
 
     fn visual(&self, b: &Block, scope: &Scope) -> Result<VisualSpec, Diag> {
@@ -1912,6 +1994,7 @@ impl<'a> Evaluator<'a> {
             objects: self.objects.into_iter().map(|o| o.spec).collect(),
             joints,
             forces,
+            contact_pairs: self.contact_pairs,
         })
     }
 }

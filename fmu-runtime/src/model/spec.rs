@@ -41,6 +41,9 @@ pub struct ModelSpec {
     pub joints: Vec<JointSpec>,
     /// Point-to-point force elements between two object frames.
     pub forces: Vec<ForceSpec>,
+    /// Contact-pair materials given in the model file; they override or extend the shipped
+    /// table (coefficient of restitution and friction per pair of solid materials).
+    pub contact_pairs: Vec<ContactPairSpec>,
 }
 
 /// The name of the implicit root object that every tree hangs from.
@@ -120,8 +123,35 @@ pub struct ObjectSpec {
     pub shape: Option<ShapeSpec>,
     pub visual: Option<VisualSpec>,
     pub mass: Option<MassSpec>,
+    /// Makes the shape collide ([NO19] §4.1.2: a shape takes part in collision handling when a
+    /// contact material is defined).
+    pub contact: Option<ContactSpec>,
     /// Report this frame's position, velocity and orientation as outputs.
     pub output: bool,
+    pub location: Location,
+}
+
+/// How an object's shape collides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactSpec {
+    /// A solid material of the material table (elastic modulus and Poisson's ratio for the
+    /// contact stiffness; its name selects the contact-pair material).
+    pub material: String,
+    /// Radius of the sphere swept over the shape so that edges and vertices make point
+    /// contacts [m]; `None` for the default.
+    pub smoothing: Option<f64>,
+}
+
+/// Contact-pair material: how two solid materials behave when they touch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactPairSpec {
+    pub materials: [String; 2],
+    /// Coefficient of restitution (0 ..= 1).
+    pub cor: f64,
+    /// Kinetic (sliding) friction coefficient.
+    pub mu_k: f64,
+    /// Rolling resistance coefficient.
+    pub mu_r: f64,
     pub location: Location,
 }
 

@@ -92,6 +92,11 @@ pub enum Stmt {
         body: Block,
         pos: Pos,
     },
+    ContactPair {
+        materials: [Ident; 2],
+        body: Block,
+        pos: Pos,
+    },
     Assembly {
         name: Ident,
         params: Vec<ParamDecl>,
@@ -122,6 +127,7 @@ pub const STATEMENTS: &[&str] = &[
     "object",
     "joint",
     "force",
+    "contact_pair",
     "assembly",
     "instance",
     "for",
@@ -360,6 +366,15 @@ impl Parser {
                 Ok(Stmt::Force {
                     name,
                     kind,
+                    body: self.block()?,
+                    pos,
+                })
+            }
+            "contact_pair" => {
+                let a = self.ident("the first solid material of the pair")?;
+                let b = self.ident("the second solid material of the pair")?;
+                Ok(Stmt::ContactPair {
+                    materials: [a, b],
                     body: self.block()?,
                     pos,
                 })

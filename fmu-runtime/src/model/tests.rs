@@ -693,3 +693,68 @@ gravity point {{ center = [0, -6371, 0] km; mu = 3.986e14 m3/s2 }}
         }
     );
 }
+
+#[test]
+fn contact_blocks_and_contact_pairs() {
+    let spec = load(
+        "contact_pair steel dry_wood { cor = 0.6; mu_k = 0.4; mu_r = 0.01 }\n\
+         object ball {\n\
+           shape sphere { diameter = 0.1 m }\n\
+           mass { material = steel }\n\
+           contact { material = steel; smoothing = 0.5 mm }\n\
+         }\n\
+         object floor { parent = world; shape box { lengths = [1, 0.1, 1] m }; contact { material = dry_wood } }\n\
+         joint float free { from = world; to = ball; position = [0, 1, 0] m }",
+    );
+    let ball = object(&spec, "ball")
+        .contact
+        .as_ref()
+        .expect("the ball collides");
+    assert_eq!(ball.material, "steel");
+    assert!(close(ball.smoothing.expect("given"), 0.0005));
+    assert_eq!(
+        object(&spec, "floor").contact.as_ref().map(|c| c.smoothing),
+        Some(None)
+    );
+    assert_eq!(spec.contact_pairs.len(), 1);
+    let pair = &spec.contact_pairs[0];
+    assert_eq!(
+        pair.materials,
+        ["steel".to_string(), "dry_wood".to_string()]
+    );
+    assert_eq!((pair.cor, pair.mu_k, pair.mu_r), (0.6, 0.4, 0.01));
+    assert_eq!(pair.location.line, 1);
+
+    let e = fails(
+        "object a { contact { material = steel } }",
+        1,
+        12,
+        "has a `contact` but no `shape`",
+    );
+    assert!(e.message.contains("object `a`"));
+    let e = fails(
+        "object a { shape sphere { diameter = 1 }; contact { material = steal } }",
+        1,
+        64,
+        "steal",
+    );
+    assert_eq!(help(&e), "did you mean `steel`?");
+    fails(
+        "contact_pair steel wood { cor = 0.5; mu_k = 0; mu_r = 0 }",
+        1,
+        20,
+        "unknown solid material `wood`",
+    );
+    fails(
+        "contact_pair steel steel { cor = 1.5; mu_k = 0; mu_r = 0 }",
+        1,
+        34,
+        "`cor` must be between 0 and 1",
+    );
+    fails(
+        "contact_pair steel steel { cor = 0.5; mu_k = 0 }",
+        1,
+        26,
+        "mu_r",
+    );
+}
