@@ -5,8 +5,8 @@
 
 use crate::assembly::{Assembly, Causality, FrameQuantity, VariableKind, VariableTable};
 use crate::dynamics::{
-    consistent_derivatives, residual, FlangeInputs, Mechanism, Motion, SingularMassMatrix,
-    Workspace,
+    assemble, consistent_derivatives, residual, AssemblyError, FlangeInputs, Mechanism, Motion,
+    SingularMassMatrix, Workspace,
 };
 use crate::ida::{CallbackError, DaeSystem, Ida, IdaError, IdaOptions, SolverStats};
 use crate::model::{self, ModelError, ModelSpec};
@@ -20,6 +20,8 @@ pub enum SimulationError {
     Model(ModelError),
     Scene(SceneError),
     Start(SingularMassMatrix),
+    /// The kinematic loops cannot be closed at the start.
+    Assembly(AssemblyError),
     Solver(IdaError),
     /// A request the simulation cannot serve (a time in the past, an unknown variable).
     Usage(String),
@@ -31,6 +33,7 @@ impl std::fmt::Display for SimulationError {
             SimulationError::Model(e) => write!(f, "{e}"),
             SimulationError::Scene(e) => write!(f, "{e}"),
             SimulationError::Start(e) => write!(f, "{e}"),
+            SimulationError::Assembly(e) => write!(f, "{e}"),
             SimulationError::Solver(e) => write!(f, "the integrator failed: {e}"),
             SimulationError::Usage(message) => write!(f, "{message}"),
         }
@@ -204,19 +207,28 @@ impl Simulation {
         let scene = Scene::from_spec(&spec)?;
         let assembly = Assembly::build(&scene)?;
         let variables = VariableTable::new(&scene, &assembly);
-        let mechanism = Mechanism::new(&scene, &assembly);
+        let mut mechanism = Mechanism::new(&scene, &assembly);
         let inputs = FlangeInputs::new(&mechanism);
+        let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
         let mut workspace = Workspace::new(&mechanism);
-        let y0 = mechanism.initial_state();
         let yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
             .map_err(SimulationError::Start)?;
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
-        let ida_options = IdaOptions {
+        let mut ida_options = IdaOptions {
             rtol: tolerance,
             atol: tolerance.into(),
             max_step: options.max_step,
             ..IdaOptions::default()
         };
+        if !mechanism.rows.is_empty() {
+            // λ_int and μ_int (integrals of multipliers) stay out of the error test: only their
+            // derivatives enter the equations, and those are fixed by q and v (index 1).
+            let n = mechanism.layout.len();
+            let mut differential = vec![true; mechanism.len()];
+            differential[n..].fill(false);
+            ida_options.differential = Some(differential);
+            ida_options.suppress_algebraic = true;
+        }
         let signals = variables
             .variables
             .iter()
@@ -345,6 +357,12 @@ impl Simulation {
 
     pub fn stats(&self) -> SolverStats {
         self.ida.stats()
+    }
+
+    /// The mechanism the residual evaluates (bodies, cut-joints, the constraint rows kept and
+    /// those removed as redundant).
+    pub fn mechanism(&self) -> &Mechanism {
+        &self.ida.system().mechanism
     }
 
     /// Number of DAE variables.

@@ -71,6 +71,40 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             );
         }
     }
+    let mechanism = sim.mechanism();
+    if !mechanism.cuts.is_empty() {
+        println!("\nkinematic loops (cut-joints):");
+        for (index, cut) in mechanism.cuts.iter().enumerate() {
+            let kept = mechanism.rows.iter().filter(|r| r.cut == index).count();
+            let dropped: Vec<&str> = mechanism
+                .dropped
+                .iter()
+                .filter(|r| r.cut == index)
+                .map(|r| r.description.as_str())
+                .collect();
+            println!(
+                "  `{}` closes a loop between bodies {} and {}: {} constraint equations",
+                cut.name,
+                cut.body_a,
+                cut.body_b,
+                kept + dropped.len()
+            );
+            if dropped.is_empty() {
+                println!("     all independent");
+            } else {
+                println!(
+                    "     {} redundant, removed: {}",
+                    dropped.len(),
+                    dropped.join("; ")
+                );
+            }
+        }
+        println!(
+            "  {} independent constraint equations kept, {} redundant removed",
+            mechanism.rows.len(),
+            mechanism.dropped.len()
+        );
+    }
     println!("\nvariables:");
     for variable in &sim.variables.variables {
         let causality = match variable.causality {

@@ -8,5 +8,7 @@ mod variables;
 
 pub use mass::MergedMass;
 pub use state::{JointStates, StateLayout};
-pub use super_objects::{Assembly, Member, SuperObject, TreeJoint, TreeJointKind};
+pub use super_objects::{
+    Assembly, CutJoint, CutJointKind, Member, SuperObject, TreeJoint, TreeJointKind,
+};
 pub use variables::{Causality, FrameQuantity, Variability, Variable, VariableKind, VariableTable};

@@ -8,6 +8,11 @@
 //! this joint (the tree joint of the new super-object). The result is in depth-first order: every
 //! super-object comes after its parent, so a forward loop computes kinematics and a backward
 //! loop sums forces.
+//!
+//! **Cut-joints.** A joint met by the search whose other end is already assigned to a
+//! super-object closes a kinematic loop: it becomes a [`CutJoint`] (the joint of the loop that
+//! the search meets last is cut) and its constraints are added to the DAE. A spherical joint has
+//! no coordinates and is always cut, whichever order the search meets it in.
 
 use super::mass::MergedMass;
 use crate::model::JointKind;
@@ -63,10 +68,39 @@ pub struct SuperObject {
     pub visual_only: Vec<usize>,
 }
 
+/// How a cut-joint constrains the motion of its `to` frame relative to its `from` frame.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CutJointKind {
+    /// Rotation about `axis` (unit vector in the `from` frame): 3 position and 2 orientation
+    /// constraints.
+    Revolute { axis: Vector3<f64> },
+    /// Translation along `axis` (unit vector in the `from` frame): 2 position and 3
+    /// orientation constraints.
+    Prismatic { axis: Vector3<f64> },
+    /// Coincident origins: 3 position constraints.
+    Spherical,
+}
+
+/// A joint that closes a kinematic loop: not part of the spanning tree, its constraints are
+/// equations of the DAE.
+#[derive(Debug, Clone)]
+pub struct CutJoint {
+    pub joint: JointHandle,
+    /// The super-object of the joint's `from` object and that object's pose in it.
+    pub body_a: usize,
+    pub frame_a: Isometry3<f64>,
+    /// The super-object of the joint's `to` object and that object's pose in it.
+    pub body_b: usize,
+    pub frame_b: Isometry3<f64>,
+    pub kind: CutJointKind,
+}
+
 /// The mechanism as the dynamics sees it: super-objects in depth-first order.
 #[derive(Debug, Clone)]
 pub struct Assembly {
     pub super_objects: Vec<SuperObject>,
+    /// Joints that close kinematic loops, in the order the search met them.
+    pub cut_joints: Vec<CutJoint>,
     /// For each object of the scene: its super-object and its pose in that super-object's frame.
     pub placement: Vec<(usize, Isometry3<f64>)>,
 }
@@ -89,8 +123,29 @@ impl Assembly {
             joints_at[joint.to.0].push(JointHandle(index));
         }
 
+        // Rigid groups (connected by rigid attachments): a joint reaching any object of a group
+        // that already belongs to a super-object closes a loop.
+        let mut group = vec![usize::MAX; n];
+        for start in 0..n {
+            if group[start] != usize::MAX {
+                continue;
+            }
+            group[start] = start;
+            let mut pending = vec![start];
+            while let Some(object) = pending.pop() {
+                for &(neighbour, _) in &rigid[object] {
+                    if group[neighbour.0] == usize::MAX {
+                        group[neighbour.0] = start;
+                        pending.push(neighbour.0);
+                    }
+                }
+            }
+        }
+        let mut owner: Vec<Option<usize>> = vec![None; n];
+        owner[group[Scene::WORLD.0]] = Some(0);
         let mut assigned: Vec<Option<usize>> = vec![None; n];
         let mut joint_used = vec![false; scene.joints.len()];
+        let mut cut: Vec<JointHandle> = Vec::new();
         let mut buffer: Vec<(ObjectHandle, Option<usize>, Option<TreeJoint>)> =
             vec![(Scene::WORLD, None, None)];
         assigned[Scene::WORLD.0] = Some(0);
@@ -126,15 +181,9 @@ impl Assembly {
                     let joint = &scene.joints[handle.0];
                     let reversed = joint.to == object;
                     let other = if reversed { joint.from } else { joint.to };
-                    if assigned[other.0].is_some() {
-                        return Err(SceneError::new(
-                            &joint.spec.location,
-                            format!(
-                                "joint `{}` closes a kinematic loop; loops are not supported yet \
-                                 (remove the joint or make the mechanism a tree)",
-                                joint.spec.name
-                            ),
-                        ));
+                    if owner[group[other.0]].is_some() || joint.spec.kind == JointKind::Spherical {
+                        cut.push(handle);
+                        continue;
                     }
                     let kind = match &joint.spec.kind {
                         JointKind::Revolute { axis, .. } => TreeJointKind::Revolute {
@@ -156,9 +205,11 @@ impl Assembly {
                             }
                             TreeJointKind::Free
                         }
+                        JointKind::Spherical => continue, // cut above
                     };
                     let index = buffer.len();
                     assigned[other.0] = Some(index);
+                    owner[group[other.0]] = Some(index);
                     if !joint.spec.can_collide {
                         no_collision_pairs.push(index);
                     }
@@ -214,8 +265,13 @@ impl Assembly {
                 ),
             ));
         }
+        let cut_joints = cut
+            .into_iter()
+            .map(|handle| cut_joint(scene, &super_objects, &placement, handle))
+            .collect::<Result<Vec<_>, _>>()?;
         let assembly = Assembly {
             super_objects,
+            cut_joints,
             placement,
         };
         assembly.check_every_joint_moves_mass(scene)?;
@@ -250,6 +306,79 @@ impl Assembly {
         }
         Ok(())
     }
+}
+
+/// The cut-joint for a joint that closes a loop, after checking that only 1-dof joints lie on
+/// the loop (the tree path between its two bodies).
+fn cut_joint(
+    scene: &Scene,
+    super_objects: &[SuperObject],
+    placement: &[(usize, Isometry3<f64>)],
+    handle: JointHandle,
+) -> Result<CutJoint, SceneError> {
+    let joint = &scene.joints[handle.0];
+    let (body_a, frame_a) = placement[joint.from.0];
+    let (body_b, frame_b) = placement[joint.to.0];
+    let name = &joint.spec.name;
+    let kind = match &joint.spec.kind {
+        JointKind::Revolute { axis, .. } => CutJointKind::Revolute {
+            axis: axis.normalize(),
+        },
+        JointKind::Prismatic { axis, .. } => CutJointKind::Prismatic {
+            axis: axis.normalize(),
+        },
+        JointKind::Spherical => CutJointKind::Spherical,
+        JointKind::Free { .. } => {
+            return Err(SceneError::new(
+                &joint.spec.location,
+                format!(
+                    "free joint `{name}` closes a kinematic loop: a free joint constrains nothing, \
+                     so it cannot close a loop; remove it"
+                ),
+            ))
+        }
+    };
+    if body_a == body_b {
+        return Err(SceneError::new(
+            &joint.spec.location,
+            format!(
+                "joint `{name}` connects two objects of the same rigid body (`{}` and `{}` are \
+                 rigidly attached to each other)",
+                scene.object(joint.from).name,
+                scene.object(joint.to).name
+            ),
+        ));
+    }
+    // The tree path between the two bodies: up from the deeper one until they meet.
+    let (mut i, mut j) = (body_a, body_b);
+    while i != j {
+        let step = if i > j { &mut i } else { &mut j };
+        let body = &super_objects[*step];
+        if let Some(TreeJoint {
+            kind: TreeJointKind::Free,
+            joint: free,
+            ..
+        }) = &body.joint
+        {
+            return Err(SceneError::new(
+                &joint.spec.location,
+                format!(
+                    "joint `{name}` closes a kinematic loop through free joint `{}`: only \
+                     revolute and prismatic joints may lie on a loop",
+                    scene.joints[free.0].spec.name
+                ),
+            ));
+        }
+        *step = body.parent.unwrap_or(0);
+    }
+    Ok(CutJoint {
+        joint: handle,
+        body_a,
+        frame_a,
+        body_b,
+        frame_b,
+        kind,
+    })
 }
 
 fn signed_axis(axis: &Vector3<f64>, reversed: bool) -> Vector3<f64> {

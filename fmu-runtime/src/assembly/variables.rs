@@ -109,7 +109,7 @@ impl VariableTable {
                     [*s, *v, 0.0, 0.0],
                     *flange,
                 ),
-                JointKind::Free { .. } => continue,
+                JointKind::Free { .. } | JointKind::Spherical => continue,
             };
             let descriptions = match &joint.spec.kind {
                 JointKind::Revolute { .. } => [

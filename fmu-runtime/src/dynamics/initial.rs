@@ -1,10 +1,34 @@
-//! Consistent start derivatives by construction: the residual is linear in ẏ, with the identity
-//! in front of q̇ and the mass matrix in front of v̇, so ẏ follows from n_v + 1 evaluations and
-//! one linear solve. Done once at the start and after every event, never inside a step.
+//! A consistent start.
+//!
+//! **Derivatives** by construction: the residual is linear in ẏ, with the identity in front of q̇
+//! and the mass matrix in front of v̇, so ẏ follows from n_v + 1 evaluations and one linear
+//! solve. With kinematic loops the unknowns are v̇ and λ̇_int, and the equations are f2 = 0 and
+//! the constraints on acceleration level, g̈ = 0 (μ̇_int = 0 and q̇ = v on the constraint
+//! manifold). Done once at the start and after every event, never inside a step.
+//!
+//! **Positions and velocities of loops** ([`assemble`]): the start values the user fixed stay;
+//! the others are only guesses. Newton's method with a least-squares step of minimum norm
+//! (singular value decomposition; singular values below [`SINGULAR_TOLERANCE`] times the largest
+//! are treated as zero) moves the free coordinates until g(q) = 0; then the free speeds get the
+//! smallest change that makes G v + g⁽¹⁾ = 0. At the assembled position the rows of G are
+//! ranked by a Gram–Schmidt orthogonalisation with pivoting (column-pivoted QR of Gᵀ); a row
+//! whose part independent of the rows kept before it is below [`RANK_TOLERANCE`] times its own
+//! norm is dependent and left out of the DAE (the rows along the axis of a planar loop).
 
-use super::mechanism::Mechanism;
+use super::loops::{ConstraintRow, RowValue};
+use super::mechanism::{JointStart, Mechanism, Motion};
 use super::residual::{residual, FlangeInputs, Workspace};
+use crate::model::Location;
 use nalgebra::{DMatrix, DVector};
+
+/// Relative size below which a constraint row counts as dependent on the rows kept.
+pub const RANK_TOLERANCE: f64 = 1e-8;
+/// Relative size below which a singular value of G counts as zero in a least-squares step.
+pub const SINGULAR_TOLERANCE: f64 = 1e-10;
+/// Largest closure residual (m for positions, sine of an angle for orientations) accepted at
+/// the start.
+pub const ASSEMBLY_TOLERANCE: f64 = 1e-10;
+const NEWTON_ITERATIONS: usize = 50;
 
 /// Why start derivatives could not be found.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +44,26 @@ impl std::fmt::Display for SingularMassMatrix {
     }
 }
 
-/// ẏ such that f(t, y, ẏ) = 0.
+/// Why the loops of a mechanism could not be closed at the start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssemblyError {
+    /// The cut-joint whose closure equations are violated most, and where it is declared.
+    pub joint: String,
+    pub location: Location,
+    /// The largest remaining closure residual.
+    pub residual: f64,
+    pub message: String,
+}
+
+impl std::fmt::Display for AssemblyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: error: {}", self.location, self.message)
+    }
+}
+
+impl std::error::Error for AssemblyError {}
+
+/// ẏ such that f(t, y, ẏ) = 0 (and, with loops, g̈ = 0).
 pub fn consistent_derivatives(
     mechanism: &Mechanism,
     inputs: &FlangeInputs,
@@ -29,27 +72,283 @@ pub fn consistent_derivatives(
 ) -> Result<Vec<f64>, SingularMassMatrix> {
     let n = mechanism.len();
     let (n_q, n_v) = (mechanism.layout.n_q, mechanism.layout.n_v);
+    let m = mechanism.rows.len();
     let mut yp = vec![0.0; n];
     let mut base = vec![0.0; n];
     residual(mechanism, inputs, ws, y, &yp, &mut base);
+    let base_gdd: Vec<f64> = ws.rows.iter().map(|r| r.gdd).collect();
     for i in 0..n_q {
         yp[i] = -base[i];
     }
-    let mut mass_matrix = DMatrix::zeros(n_v, n_v);
+    // Unknowns z = [v̇; λ̇_int]; equations [f2; g̈], both linear in z.
+    let size = n_v + m;
+    // v̇ and λ̇_int are adjacent in ẏ.
+    let unknown = |j: usize| n_q + j;
+    let mut matrix = DMatrix::zeros(size, size);
     let mut column = vec![0.0; n];
-    for j in 0..n_v {
-        yp[n_q + j] = 1.0;
+    for j in 0..size {
+        yp[unknown(j)] = 1.0;
         residual(mechanism, inputs, ws, y, &yp, &mut column);
-        yp[n_q + j] = 0.0;
+        yp[unknown(j)] = 0.0;
         for i in 0..n_v {
-            mass_matrix[(i, j)] = column[n_q + i] - base[n_q + i];
+            matrix[(i, j)] = column[n_q + i] - base[n_q + i];
+        }
+        for i in 0..m {
+            matrix[(n_v + i, j)] = ws.rows[i].gdd - base_gdd[i];
         }
     }
-    let rhs = DVector::from_iterator(n_v, base[n_q..].iter().map(|b| -b));
-    let solution = mass_matrix.lu().solve(&rhs).ok_or(SingularMassMatrix)?;
+    let rhs = DVector::from_iterator(
+        size,
+        base[n_q..n_q + n_v].iter().chain(&base_gdd).map(|b| -b),
+    );
+    let solution = matrix.lu().solve(&rhs).ok_or(SingularMassMatrix)?;
     if solution.iter().any(|x| !x.is_finite()) {
         return Err(SingularMassMatrix);
     }
-    yp[n_q..].copy_from_slice(solution.as_slice());
+    yp[n_q..n_q + size].copy_from_slice(solution.as_slice());
+    // Evaluate once more so that the workspace holds this instant.
+    residual(mechanism, inputs, ws, y, &yp, &mut column);
     Ok(yp)
+}
+
+/// The constraint rows at (y, ẏ = 0) with the inputs given.
+fn rows_at(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    scratch: &mut [f64],
+) -> Vec<RowValue> {
+    let yp = vec![0.0; y.len()];
+    residual(mechanism, inputs, ws, y, &yp, scratch);
+    ws.rows.clone()
+}
+
+/// G = ∂ġ/∂v (all candidate rows × n_v) at the positions in `y`.
+fn velocity_jacobian(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    scratch: &mut [f64],
+) -> DMatrix<f64> {
+    let (n_q, n_v) = (mechanism.layout.n_q, mechanism.layout.n_v);
+    let mut still = inputs.clone();
+    for motion in &mut still.motion {
+        motion.qd = 0.0;
+        motion.qdd = 0.0;
+    }
+    let mut unit = y.to_vec();
+    unit[n_q..n_q + n_v].fill(0.0);
+    let mut g = DMatrix::zeros(mechanism.rows.len(), n_v);
+    for j in 0..n_v {
+        unit[n_q + j] = 1.0;
+        for (i, row) in rows_at(mechanism, &still, ws, &unit, scratch)
+            .iter()
+            .enumerate()
+        {
+            g[(i, j)] = row.gd;
+        }
+        unit[n_q + j] = 0.0;
+    }
+    g
+}
+
+/// Minimum-norm least-squares solution of `a x = b`.
+fn least_squares(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
+    if a.ncols() == 0 || a.nrows() == 0 {
+        return DVector::zeros(a.ncols());
+    }
+    let svd = a.clone().svd(true, true);
+    let largest = svd.singular_values.max();
+    let eps = (SINGULAR_TOLERANCE * largest).max(f64::MIN_POSITIVE);
+    svd.solve(b, eps)
+        .map(|m| m.column(0).into_owned())
+        .unwrap_or_else(|_| DVector::zeros(a.ncols()))
+}
+
+fn max_abs(values: &[RowValue]) -> (f64, usize) {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.g.abs(), i))
+        .fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a })
+}
+
+/// Independent rows of `g` by Gram–Schmidt with pivoting; returns the kept row indices in
+/// ascending order.
+fn independent_rows(g: &DMatrix<f64>) -> Vec<usize> {
+    let rows: Vec<DVector<f64>> = (0..g.nrows()).map(|i| g.row(i).transpose()).collect();
+    let norms: Vec<f64> = rows.iter().map(|r| r.norm()).collect();
+    let largest = norms.iter().cloned().fold(0.0, f64::max);
+    let mut remaining = rows;
+    let mut kept = Vec::new();
+    let mut open: Vec<usize> = (0..g.nrows())
+        .filter(|&i| norms[i] > 1e-12 * largest && norms[i] > 0.0)
+        .collect();
+    loop {
+        let best = open
+            .iter()
+            .map(|&i| (remaining[i].norm() / norms[i], i))
+            .fold(None, |best: Option<(f64, usize)>, c| match best {
+                Some(b) if b.0 >= c.0 => Some(b),
+                _ => Some(c),
+            });
+        let Some((ratio, pivot)) = best else { break };
+        if ratio <= RANK_TOLERANCE {
+            break;
+        }
+        kept.push(pivot);
+        open.retain(|&i| i != pivot);
+        let direction = remaining[pivot].normalize();
+        for &i in &open {
+            let projection = direction.dot(&remaining[i]);
+            remaining[i] -= &direction * projection;
+        }
+    }
+    kept.sort_unstable();
+    kept
+}
+
+/// Closes the kinematic loops at the start: solves the free start coordinates and speeds, keeps
+/// an independent subset of the constraint rows (the others go to `mechanism.dropped`) and
+/// returns the start vector y0 = [q; v; 0; 0] for the reduced rows. Without loops it returns the
+/// joints' start values.
+pub fn assemble(
+    mechanism: &mut Mechanism,
+    inputs: &FlangeInputs,
+) -> Result<Vec<f64>, AssemblyError> {
+    let mut y = mechanism.initial_state();
+    if mechanism.rows.is_empty() {
+        return Ok(y);
+    }
+    let (n_q, n_v) = (mechanism.layout.n_q, mechanism.layout.n_v);
+    // Free coordinates: (index in q, index in v) of 1-dof joints, split by what the user fixed.
+    let mut free_q = Vec::new();
+    let mut free_v = Vec::new();
+    for body in &mechanism.bodies {
+        let Some(joint) = &body.joint else { continue };
+        let (Some(s), JointStart::Scalar { fixed, .. }) = (joint.states, &joint.start) else {
+            continue;
+        };
+        if matches!(joint.motion, Motion::Free) {
+            continue;
+        }
+        if !fixed.position {
+            free_q.push((s.q, s.v - n_q));
+        }
+        if !fixed.speed {
+            free_v.push(s.v - n_q);
+        }
+    }
+    let mut ws = Workspace::new(mechanism);
+    let mut scratch = vec![0.0; y.len()];
+
+    // Positions: Newton with minimum-norm least-squares steps and step halving.
+    let mut values = rows_at(mechanism, inputs, &mut ws, &y, &mut scratch);
+    let mut worst = max_abs(&values);
+    for _ in 0..NEWTON_ITERATIONS {
+        if worst.0 <= 1e-3 * ASSEMBLY_TOLERANCE {
+            break;
+        }
+        let g_full = velocity_jacobian(mechanism, inputs, &mut ws, &y, &mut scratch);
+        let g_free = DMatrix::from_fn(g_full.nrows(), free_q.len(), |i, j| {
+            g_full[(i, free_q[j].1)]
+        });
+        let rhs = DVector::from_iterator(values.len(), values.iter().map(|r| -r.g));
+        let step = least_squares(&g_free, &rhs);
+        let norm = |v: &[RowValue]| v.iter().map(|r| r.g * r.g).sum::<f64>();
+        let before = norm(&values);
+        let mut scale = 1.0;
+        let mut improved = false;
+        for _ in 0..12 {
+            let mut trial = y.clone();
+            for (j, &(q, _)) in free_q.iter().enumerate() {
+                trial[q] += scale * step[j];
+            }
+            let trial_values = rows_at(mechanism, inputs, &mut ws, &trial, &mut scratch);
+            if norm(&trial_values) < before {
+                y = trial;
+                values = trial_values;
+                improved = true;
+                break;
+            }
+            scale *= 0.5;
+        }
+        worst = max_abs(&values);
+        if !improved {
+            break;
+        }
+    }
+    if worst.0 > ASSEMBLY_TOLERANCE || !worst.0.is_finite() {
+        let row = &mechanism.rows[worst.1];
+        let joint = mechanism.cuts[row.cut].name.clone();
+        return Err(AssemblyError {
+            location: mechanism.cuts[row.cut].location.clone(),
+            message: format!(
+                "the kinematic loop closed by joint `{joint}` cannot be assembled: its closure \
+                 equation ({}) keeps a residual of {:.3e} (m, or the sine of an angle) after \
+                 Newton's method; check the lengths and axes of the loop, or the start values \
+                 that are fixed (`phi = ...` fixes a start value, `phi_guess = ...` only guesses \
+                 it)",
+                row.description, worst.0
+            ),
+            joint,
+            residual: worst.0,
+        });
+    }
+
+    // Independent rows at the assembled position.
+    let g_full = velocity_jacobian(mechanism, inputs, &mut ws, &y, &mut scratch);
+    let kept = independent_rows(&g_full);
+    let g_kept = DMatrix::from_fn(kept.len(), n_v, |i, j| g_full[(kept[i], j)]);
+
+    // Speeds: the smallest change of the free speeds that makes G v + g⁽¹⁾ = 0.
+    let values = rows_at(mechanism, inputs, &mut ws, &y, &mut scratch);
+    let g_free = DMatrix::from_fn(kept.len(), free_v.len(), |i, j| g_kept[(i, free_v[j])]);
+    let rhs = DVector::from_iterator(kept.len(), kept.iter().map(|&i| -values[i].gd));
+    let step = least_squares(&g_free, &rhs);
+    for (j, &v) in free_v.iter().enumerate() {
+        y[n_q + v] += step[j];
+    }
+
+    let all: Vec<ConstraintRow> = std::mem::take(&mut mechanism.rows);
+    for (i, row) in all.into_iter().enumerate() {
+        if kept.binary_search(&i).is_ok() {
+            mechanism.rows.push(row);
+        } else {
+            mechanism.dropped.push(row);
+        }
+    }
+    y.truncate(n_q + n_v);
+    y.resize(mechanism.len(), 0.0);
+
+    // The speeds must now satisfy the kept rows.
+    let mut ws = Workspace::new(mechanism);
+    let mut scratch = vec![0.0; y.len()];
+    let values = rows_at(mechanism, inputs, &mut ws, &y, &mut scratch);
+    let speed = y[n_q..n_q + n_v]
+        .iter()
+        .map(|v| v.abs())
+        .fold(0.0, f64::max);
+    if let Some((i, r)) = values
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.gd.abs() > 1e-8 * (1.0 + speed))
+    {
+        let cut = &mechanism.cuts[mechanism.rows[i].cut];
+        let joint = cut.name.clone();
+        return Err(AssemblyError {
+            location: cut.location.clone(),
+            message: format!(
+                "the start speeds of the kinematic loop closed by joint `{joint}` are \
+                 inconsistent: the fixed speeds leave a closure speed of {:.3e}; fix fewer speeds \
+                 (`w = ...` fixes a start speed, `w_guess = ...` only guesses it)",
+                r.gd
+            ),
+            joint,
+            residual: r.gd.abs(),
+        });
+    }
+    Ok(y)
 }

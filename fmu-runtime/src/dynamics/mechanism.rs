@@ -2,8 +2,9 @@
 //! it needs precomputed (merged mass, joint frame, state indices), and force elements resolved
 //! to points on bodies.
 
+use super::loops::{constraint_rows, ConstraintRow, Cut};
 use crate::assembly::{Assembly, JointStates, StateLayout, TreeJointKind};
-use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind};
+use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind, StartFixed};
 use crate::scene::Scene;
 use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3};
 
@@ -24,6 +25,8 @@ pub enum JointStart {
     Scalar {
         q: f64,
         qd: f64,
+        /// Which of q, qd the user fixed (the others are guesses for the loop closure).
+        fixed: StartFixed,
     },
     Free {
         position: Vector3<f64>,
@@ -82,6 +85,13 @@ pub struct Mechanism {
     pub forces: Vec<ForceLink>,
     pub gravity: GravitySpec,
     pub layout: StateLayout,
+    /// Cut-joints of kinematic loops.
+    pub cuts: Vec<Cut>,
+    /// The constraint rows in the DAE (λ_int, μ_int and f3, f4 have one entry per row). All
+    /// candidate rows until [`super::assemble`] keeps an independent subset.
+    pub rows: Vec<ConstraintRow>,
+    /// Rows found dependent on the kept ones at the start and left out.
+    pub dropped: Vec<ConstraintRow>,
 }
 
 impl Mechanism {
@@ -98,6 +108,7 @@ impl Mechanism {
                         JointKind::Revolute {
                             phi,
                             w,
+                            fixed,
                             flange,
                             spring,
                             damper,
@@ -106,11 +117,16 @@ impl Mechanism {
                             *flange,
                             *spring,
                             *damper,
-                            JointStart::Scalar { q: *phi, qd: *w },
+                            JointStart::Scalar {
+                                q: *phi,
+                                qd: *w,
+                                fixed: *fixed,
+                            },
                         ),
                         JointKind::Prismatic {
                             s,
                             v,
+                            fixed,
                             flange,
                             spring,
                             damper,
@@ -119,7 +135,11 @@ impl Mechanism {
                             *flange,
                             *spring,
                             *damper,
-                            JointStart::Scalar { q: *s, qd: *v },
+                            JointStart::Scalar {
+                                q: *s,
+                                qd: *v,
+                                fixed: *fixed,
+                            },
                         ),
                         JointKind::Free {
                             position,
@@ -135,6 +155,17 @@ impl Mechanism {
                                 rotation: *rotation,
                                 velocity: *v,
                                 angular_velocity: *w,
+                            },
+                        ),
+                        // Never a tree joint: spherical joints are always cut.
+                        JointKind::Spherical => (
+                            FlangeMode::Passive,
+                            None,
+                            None,
+                            JointStart::Scalar {
+                                q: 0.0,
+                                qd: 0.0,
+                                fixed: StartFixed::default(),
                             },
                         ),
                     };
@@ -183,17 +214,21 @@ impl Mechanism {
                 }
             })
             .collect();
+        let (cuts, rows) = constraint_rows(scene, &assembly.cut_joints);
         Mechanism {
             bodies,
             forces,
             gravity: scene.gravity.clone(),
             layout,
+            cuts,
+            rows,
+            dropped: Vec::new(),
         }
     }
 
-    /// Number of DAE variables.
+    /// Number of DAE variables: q, v, and λ_int, μ_int per constraint row.
     pub fn len(&self) -> usize {
-        self.layout.len()
+        self.layout.len() + 2 * self.rows.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -207,7 +242,7 @@ impl Mechanism {
             let Some(joint) = &body.joint else { continue };
             let Some(states) = joint.states else { continue };
             match &joint.start {
-                JointStart::Scalar { q, qd } => {
+                JointStart::Scalar { q, qd, .. } => {
                     y[states.q] = *q;
                     y[states.v] = *qd;
                 }

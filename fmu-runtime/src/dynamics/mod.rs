@@ -4,11 +4,16 @@
 
 mod initial;
 mod kinematics;
+mod loops;
 mod mechanism;
 mod residual;
 
-pub use initial::{consistent_derivatives, SingularMassMatrix};
+pub use initial::{
+    assemble, consistent_derivatives, AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE,
+    RANK_TOLERANCE,
+};
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
+pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
 pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
 pub use residual::{quaternion_rate, residual, FlangeInputs, Workspace};
 

@@ -11,6 +11,9 @@
 //! free directions (recursive Newton-Euler). The projection minus the joint's applied force is
 //! the residual, which is zero exactly when ẏ satisfies the equations of motion. O(n) per call.
 //!
+//! With kinematic loops the constraint equations and reactions of cut-joints are added by
+//! [`super::loops`] (f3, f4 and the Gᵀλ̇, Gᵀμ̇ terms), still O(n).
+//!
 //! Free joints use a quaternion Q (4 states) with Q̇ = ½ Q ⊗ (0, ω_body). |Q| is an invariant of
 //! that equation; the rotation is always computed from Q/|Q| and a term k·(1 − |Q|²)·Q pulls the
 //! norm back to 1, so that the integrator's rounding cannot make it drift.
@@ -18,6 +21,7 @@
 use super::kinematics::{
     forward_pass, BodyMotion, FreeCoordinates, JointCoordinates, ScalarCoordinates,
 };
+use super::loops::{apply_wrench, constraint_offset, evaluate_row, RowValue};
 use super::mechanism::{Mechanism, Motion};
 use crate::model::{FlangeMode, ForceKind};
 use nalgebra::{Quaternion, Vector3};
@@ -41,7 +45,7 @@ impl FlangeInputs {
         let mut motion = vec![ScalarCoordinates::default(); n];
         for (k, body) in mechanism.bodies.iter().enumerate() {
             if let Some(super::mechanism::BodyJoint {
-                start: super::mechanism::JointStart::Scalar { q, qd },
+                start: super::mechanism::JointStart::Scalar { q, qd, .. },
                 ..
             }) = &body.joint
             {
@@ -73,6 +77,11 @@ pub struct Workspace {
     /// The torque (force) each 1-dof joint's drive supplies: the input of a force-driven joint,
     /// the result of the equations of motion for a motion-driven one.
     pub drive: Vec<f64>,
+    /// The constraint rows of cut-joints at this evaluation (g, ġ, g̈ and wrench).
+    pub rows: Vec<RowValue>,
+    /// Loads of the wrench-only backward pass that forms Gᵀμ̇.
+    pub mu_force: Vec<Vector3<f64>>,
+    pub mu_torque: Vec<Vector3<f64>>,
 }
 
 impl Workspace {
@@ -85,6 +94,9 @@ impl Workspace {
             force: vec![Vector3::zeros(); n],
             torque: vec![Vector3::zeros(); n],
             drive: vec![0.0; n],
+            rows: vec![RowValue::default(); mechanism.rows.len()],
+            mu_force: vec![Vector3::zeros(); n],
+            mu_torque: vec![Vector3::zeros(); n],
         }
     }
 }
@@ -101,7 +113,7 @@ pub fn residual(
     read_coordinates(mechanism, inputs, ws, y, yp);
     kinematic_equations(mechanism, y, yp, res);
     forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
-    backward_pass(mechanism, ws);
+    backward_pass(mechanism, ws, yp, res);
     equations_of_motion(mechanism, inputs, ws, res);
 }
 
@@ -158,7 +170,8 @@ pub fn quaternion_rate(q: &Quaternion<f64>, w: &Vector3<f64>) -> Quaternion<f64>
 }
 
 /// Sums, from the leaves to the root, the force and torque each body needs from its parent.
-fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace) {
+/// With loops it also writes f3, f4 and adds Gᵀμ̇ to f1 (`res`) and Gᵀλ̇ to the loads.
+fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace, yp: &[f64], res: &mut [f64]) {
     for k in 0..mechanism.bodies.len() {
         let body = &mechanism.bodies[k];
         let m = &ws.motion[k];
@@ -200,12 +213,69 @@ fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace) {
         apply(ws, link.body_a, &ra, &(tension * e));
         apply(ws, link.body_b, &rb, &(-tension * e));
     }
+    if !mechanism.rows.is_empty() {
+        constraint_terms(mechanism, ws, yp, res);
+    }
+    accumulate(mechanism, &ws.motion, &mut ws.force, &mut ws.torque);
+}
+
+/// Adds each body's load to its parent's, from the leaves to the root (torques about the body
+/// origins).
+fn accumulate(
+    mechanism: &Mechanism,
+    motion: &[BodyMotion],
+    force: &mut [Vector3<f64>],
+    torque: &mut [Vector3<f64>],
+) {
     for k in (1..mechanism.bodies.len()).rev() {
         let parent = mechanism.bodies[k].parent;
-        let arm = ws.motion[k].r - ws.motion[parent].r;
-        let (f, t) = (ws.force[k], ws.torque[k]);
-        ws.force[parent] += f;
-        ws.torque[parent] += t + arm.cross(&f);
+        let arm = motion[k].r - motion[parent].r;
+        let (f, t) = (force[k], torque[k]);
+        force[parent] += f;
+        torque[parent] += t + arm.cross(&f);
+    }
+}
+
+/// The loop terms of [`super::loops`]: f3 = g, f4 = ġ, the wrenches of λ̇_int added to the
+/// loads, and Gᵀμ̇_int added to f1 by a wrench-only backward pass.
+fn constraint_terms(mechanism: &Mechanism, ws: &mut Workspace, yp: &[f64], res: &mut [f64]) {
+    let m = mechanism.rows.len();
+    let base = constraint_offset(mechanism);
+    ws.mu_force.fill(Vector3::zeros());
+    ws.mu_torque.fill(Vector3::zeros());
+    for (i, row) in mechanism.rows.iter().enumerate() {
+        let cut = &mechanism.cuts[row.cut];
+        let value = evaluate_row(cut, row, &ws.motion);
+        ws.rows[i] = value;
+        res[base + i] = value.g;
+        res[base + m + i] = value.gd;
+        apply_wrench(
+            cut,
+            &value,
+            yp[base + i],
+            &ws.motion,
+            &mut ws.force,
+            &mut ws.torque,
+        );
+        apply_wrench(
+            cut,
+            &value,
+            yp[base + m + i],
+            &ws.motion,
+            &mut ws.mu_force,
+            &mut ws.mu_torque,
+        );
+    }
+    accumulate(mechanism, &ws.motion, &mut ws.mu_force, &mut ws.mu_torque);
+    for (k, body) in mechanism.bodies.iter().enumerate() {
+        let Some(joint) = &body.joint else { continue };
+        let Some(s) = joint.states else { continue };
+        match joint.motion {
+            Motion::Revolute(_) => res[s.q] += ws.axes[k].dot(&ws.mu_torque[k]),
+            Motion::Prismatic(_) => res[s.q] += ws.axes[k].dot(&ws.mu_force[k]),
+            // Not on a loop (checked by the assembly): its share of Gᵀμ̇ is zero.
+            Motion::Free => {}
+        }
     }
 }
 

@@ -53,6 +53,10 @@ fn revolute(axis: Vector3<f64>, phi: f64, w: f64) -> JointKind {
         axis,
         phi,
         w,
+        fixed: StartFixed {
+            position: true,
+            speed: true,
+        },
         flange: FlangeMode::Passive,
         spring: None,
         damper: None,
@@ -274,6 +278,7 @@ fn prismatic_joint_with_spring() {
                 axis,
                 s: x,
                 v: 0.0,
+                fixed: StartFixed::default(),
                 flange: FlangeMode::Passive,
                 spring: Some((c, x0)),
                 damper: None,

@@ -1288,7 +1288,7 @@ impl<'a> Evaluator<'a> {
         body: &Block,
         scope: &Scope,
     ) -> Result<(), Diag> {
-        const KINDS: [&str; 4] = ["revolute", "prismatic", "free", "fixed"];
+        const KINDS: [&str; 5] = ["revolute", "prismatic", "free", "fixed", "spherical"];
         let full = format!("{}{}", scope.prefix, self.decl_name(d, scope)?);
         if !KINDS.contains(&kind.name.as_str()) {
             return Err(
@@ -1305,6 +1305,8 @@ impl<'a> Evaluator<'a> {
                 "axis",
                 "phi",
                 "w",
+                "phi_guess",
+                "w_guess",
                 "flange",
                 "spring",
                 "spring_rest",
@@ -1317,6 +1319,8 @@ impl<'a> Evaluator<'a> {
                 "axis",
                 "s",
                 "v",
+                "s_guess",
+                "v_guess",
                 "flange",
                 "spring",
                 "spring_rest",
@@ -1332,6 +1336,7 @@ impl<'a> Evaluator<'a> {
                 "w",
                 "can_collide",
             ],
+            "spherical" => &["from", "to", "can_collide"],
             _ => &["from", "to", "position", "rotation"],
         };
         let f = Fields::new(body, allowed, &[], &what)?;
@@ -1389,8 +1394,25 @@ impl<'a> Evaluator<'a> {
                     )
                 };
                 let (q_name, v_name) = if revolute { ("phi", "w") } else { ("s", "v") };
-                let q = num_or(self, q_name, k_pos, 0.0)?;
-                let v = num_or(self, v_name, k_vel, 0.0)?;
+                // A start value is fixed when given, a guess when given as `NAME_guess`.
+                let start = |s: &Self, name: &str, k: Kind| -> Result<(f64, bool), Diag> {
+                    let guess = format!("{name}_guess");
+                    match (f.get(name), f.get(&guess)) {
+                        (Some(_), Some(_)) => Err(Diag::new(
+                            f.pos_of(&guess).unwrap_or(d.base.pos),
+                            format!("`{name}` fixes the start value and `{guess}` makes it a guess: give one of them"),
+                        )),
+                        (Some(e), None) => Ok((s.num(e, scope, k, name)?, true)),
+                        (None, Some(e)) => Ok((s.num(e, scope, k, &guess)?, false)),
+                        (None, None) => Ok((0.0, false)),
+                    }
+                };
+                let (q, q_fixed) = start(self, q_name, k_pos)?;
+                let (v, v_fixed) = start(self, v_name, k_vel)?;
+                let fixed = StartFixed {
+                    position: q_fixed,
+                    speed: v_fixed,
+                };
                 let spring = match f.get("spring") {
                     Some(e) => Some((
                         self.non_negative(e, scope, k_c, "spring")?,
@@ -1412,6 +1434,7 @@ impl<'a> Evaluator<'a> {
                         axis,
                         phi: q,
                         w: v,
+                        fixed,
                         flange,
                         spring,
                         damper,
@@ -1421,12 +1444,14 @@ impl<'a> Evaluator<'a> {
                         axis,
                         s: q,
                         v,
+                        fixed,
                         flange,
                         spring,
                         damper,
                     }
                 })
             }
+            "spherical" => RawJointKind::Moving(JointKind::Spherical),
             "free" => RawJointKind::Moving(JointKind::Free {
                 position: vec_or(self, "position", Kind::Length)?,
                 rotation,
@@ -1900,6 +1925,18 @@ impl<'a> Evaluator<'a> {
         let mut to_of: HashMap<String, (String, Pos)> = HashMap::new();
         let mut jointed_roots = HashSet::new();
         for (name, from, to, kind, can_collide, pos, to_pos, from_pos) in moving {
+            // A spherical joint only closes loops: it places nothing.
+            if matches!(kind, JointKind::Spherical) {
+                joints.push(JointSpec {
+                    name,
+                    from,
+                    to,
+                    kind,
+                    can_collide,
+                    location: self.location(pos),
+                });
+                continue;
+            }
             if let Some((other, other_pos)) = to_of.get(&to) {
                 return Err(Diag::new(
                     to_pos,

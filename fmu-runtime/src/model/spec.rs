@@ -167,6 +167,18 @@ pub enum FlangeMode {
     Motion,
 }
 
+/// Which start values of a 1-dof joint the user fixed. A fixed start value is kept when the
+/// closure equations of kinematic loops are solved at the start; a start value that is not fixed
+/// is only a guess (`phi_guess = ...`, or nothing: 0). Outside loops every start value is used
+/// as given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StartFixed {
+    /// The coordinate (`phi`, `s`) was given.
+    pub position: bool,
+    /// The speed (`w`, `v`) was given.
+    pub speed: bool,
+}
+
 /// A joint between two object frames: `to` moves relative to `from`. At zero joint coordinates
 /// the two frames coincide (a free joint starts at `position`/`rotation` instead).
 #[derive(Debug, Clone, PartialEq)]
@@ -189,6 +201,8 @@ pub enum JointKind {
         /// Start angle [rad] and angular velocity [rad/s].
         phi: f64,
         w: f64,
+        /// Which of `phi`, `w` are fixed rather than guesses.
+        fixed: StartFixed,
         flange: FlangeMode,
         /// Linear rotational spring: stiffness [N.m/rad] and unstretched angle [rad].
         spring: Option<(f64, f64)>,
@@ -201,6 +215,8 @@ pub enum JointKind {
         /// Start position [m] and velocity [m/s].
         s: f64,
         v: f64,
+        /// Which of `s`, `v` are fixed rather than guesses.
+        fixed: StartFixed,
         flange: FlangeMode,
         /// Linear spring: stiffness [N/m] and unstretched position [m].
         spring: Option<(f64, f64)>,
@@ -219,6 +235,9 @@ pub enum JointKind {
         /// Start angular velocity of `to`, in `to` coordinates [rad/s].
         w: Vector3<f64>,
     },
+    /// The origins of `from` and `to` coincide; any relative rotation. It has no coordinates and
+    /// must close a kinematic loop (it is always a cut-joint).
+    Spherical,
 }
 
 #[derive(Debug, Clone, PartialEq)]

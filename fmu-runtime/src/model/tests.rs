@@ -95,6 +95,7 @@ fn pendulum() {
             flange,
             spring,
             damper,
+            ..
         } => {
             assert_eq!(*axis, Vector3::z());
             assert!(close(*phi, phi0.value));
