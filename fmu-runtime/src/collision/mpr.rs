@@ -27,12 +27,14 @@ use nalgebra::{Isometry3, Point3, Unit, Vector3};
 use super::shapes::Shape;
 use super::{CollisionError, Contact};
 
-/// Relative tolerance on distances: upper and lower bound agree to this fraction.
-pub const DISTANCE_TOLERANCE: f64 = 1.0e-10;
+/// Relative tolerance on distances: upper and lower bound agree to this fraction. The distance
+/// is stationary in the normal, so the normal is only as good as the square root of this
+/// tolerance; below round-off the loop stops when it makes no more progress.
+pub const DISTANCE_TOLERANCE: f64 = 1.0e-14;
 /// Absolute tolerance, as a fraction of the sum of the two bounding radii.
-pub const ABSOLUTE_TOLERANCE: f64 = 1.0e-12;
+pub const ABSOLUTE_TOLERANCE: f64 = 1.0e-15;
 /// Iteration bound of each refinement loop.
-pub const MAX_ITERATIONS: usize = 128;
+pub const MAX_ITERATIONS: usize = 256;
 
 /// A vertex of the Minkowski difference with the two shape points it came from.
 #[derive(Debug, Clone, Copy)]
@@ -90,10 +92,15 @@ pub fn signed_distance(
     };
     if let Some((d, pa, pb, n)) = closest_points(&cores, eps) {
         let (ma, mb) = (a.margin(), b.margin());
+        // On curved cores the portal's closest point is a chord point; move it along the normal
+        // onto the supporting plane, so that it lies on the surface.
+        let u = n.into_inner();
+        let pa = pa + u * (a.core_support_world(pose_a, &u).coords.dot(&u) - pa.coords.dot(&u));
+        let pb = pb + u * (b.core_support_world(pose_b, &-u).coords.dot(&u) - pb.coords.dot(&u));
         return Ok(Contact {
             distance: d - ma - mb,
-            point_a: pa + n.into_inner() * ma,
-            point_b: pb - n.into_inner() * mb,
+            point_a: pa + u * ma,
+            point_b: pb - u * mb,
             normal: n,
         });
     }
@@ -117,10 +124,7 @@ fn check_pose(pose: &Isometry3<f64>) -> Result<(), CollisionError> {
 /// The closest points of the two (core) shapes when they are apart by more than `eps`:
 /// (distance, point on a, point on b, unit normal from a to b). `None` when they touch or
 /// overlap.
-fn closest_points(
-    pair: &Pair,
-    eps: f64,
-) -> Option<(f64, Point3<f64>, Point3<f64>, Unit<Vector3<f64>>)> {
+fn closest_points(pair: &Pair, eps: f64) -> Option<ClosestPoints> {
     let centre = (pair.pose_b * pair.b.inner_point()) - (pair.pose_a * pair.a.inner_point());
     let start = if centre.norm_squared() > 0.0 {
         centre
@@ -183,6 +187,12 @@ fn closest_points(
     ))
 }
 
+/// (distance, point on a, point on b, unit normal from a to b).
+type ClosestPoints = (f64, Point3<f64>, Point3<f64>, Unit<Vector3<f64>>);
+
+/// (squared distance, face, weights, point).
+type FaceCandidate = (f64, [usize; 3], [f64; 3], Vector3<f64>);
+
 enum Closest {
     /// The origin is inside the tetrahedron.
     Inside,
@@ -228,8 +238,12 @@ fn closest_on_tetrahedron(s: &[Vertex]) -> Closest {
         ([0, 2, 3], 1),
         ([1, 2, 3], 0),
     ];
-    let mut inside = true;
-    let mut best: Option<(f64, [usize; 3], [f64; 3], Vector3<f64>)> = None;
+    // A flat tetrahedron (the new vertex in the plane of the portal, as on flat faces) holds
+    // no volume: its face tests are round-off, and the origin is not inside.
+    let (e1, e2, e3) = (s[1].p - s[0].p, s[2].p - s[0].p, s[3].p - s[0].p);
+    let volume = e1.cross(&e2).dot(&e3);
+    let mut inside = volume.abs() > 1e-10 * e1.norm() * e2.norm() * e3.norm();
+    let mut best: Option<FaceCandidate> = None;
     for (face, opposite) in FACES {
         let [i, j, k] = face;
         let (a, b, c) = (&s[i].p, &s[j].p, &s[k].p);
@@ -237,7 +251,7 @@ fn closest_on_tetrahedron(s: &[Vertex]) -> Closest {
         let side_origin = n.dot(&-a);
         let side_opposite = n.dot(&(s[opposite].p - a));
         // The origin is inside when it is on the opposite vertex's side of every face.
-        if !(side_origin * side_opposite > 0.0) {
+        if side_origin * side_opposite <= 0.0 || side_origin.is_nan() {
             inside = false;
         }
         let (w, p) = closest_on_triangle(a, b, c);
@@ -313,7 +327,7 @@ fn closest_on_triangle(
         return ([0.0, 1.0 - t, t], b + (c - b) * t);
     }
     let den = va + vb + vc;
-    if !(den.abs() > 0.0) || !den.is_finite() {
+    if den == 0.0 || !den.is_finite() {
         // Degenerate (collinear) triangle: the best of its edges.
         let candidates = [
             ([0usize, 1usize], closest_on_segment(a, b)),
