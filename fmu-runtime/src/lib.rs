@@ -14,6 +14,7 @@
 //!    packager writes into an FMU and the runtime checks.
 
 pub mod assembly;
+pub mod collision;
 pub mod dynamics;
 pub mod fmi2;
 pub mod fmu;

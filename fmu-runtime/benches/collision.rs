@@ -1,0 +1,103 @@
+//! Cost of the narrow phase per pair and of the broad phase per scene, as a Markdown table.
+//! `cargo bench -p fmu-runtime --bench collision`
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use fmu_runtime::collision::{candidate_pairs, distance, Aabb, Shape};
+use fmu_runtime::model::ShapeSpec;
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+
+/// A small deterministic generator (xorshift), so runs are comparable.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+    fn pose(&mut self, extent: f64) -> Isometry3<f64> {
+        let axis = Vector3::new(
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        );
+        let rotation = UnitQuaternion::from_scaled_axis(axis * 3.0);
+        let t = Translation3::new(
+            self.range(-extent, extent),
+            self.range(-extent, extent),
+            self.range(-extent, extent),
+        );
+        Isometry3::from_parts(t, rotation)
+    }
+}
+
+fn time_per_call(mut f: impl FnMut(usize), calls: usize) -> f64 {
+    for i in 0..calls.min(1000) {
+        f(i);
+    }
+    let start = Instant::now();
+    for i in 0..calls {
+        f(i);
+    }
+    start.elapsed().as_nanos() as f64 / calls as f64
+}
+
+fn main() {
+    let sphere = Shape::new(&ShapeSpec::Sphere { diameter: 0.4 }).unwrap();
+    let cuboid = Shape::new(&ShapeSpec::Box {
+        lengths: Vector3::new(0.5, 0.3, 0.4),
+    })
+    .unwrap();
+    let cylinder = Shape::new(&ShapeSpec::Cylinder {
+        diameter: 0.3,
+        length: 0.5,
+    })
+    .unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let poses: Vec<(Isometry3<f64>, Isometry3<f64>)> =
+        (0..1024).map(|_| (rng.pose(0.5), rng.pose(0.5))).collect();
+
+    println!("| case | ns per call |");
+    println!("| --- | ---: |");
+    for (name, a, b) in [
+        ("distance sphere–sphere", &sphere, &sphere),
+        ("distance sphere–box", &sphere, &cuboid),
+        ("distance box–box", &cuboid, &cuboid),
+        ("distance cylinder–box", &cylinder, &cuboid),
+    ] {
+        let ns = time_per_call(
+            |i| {
+                let (pa, pb) = &poses[i % poses.len()];
+                black_box(distance(a, pa, b, pb).ok());
+            },
+            200_000,
+        );
+        println!("| {name} | {ns:.0} |");
+    }
+    for n in [16usize, 100, 1000] {
+        // Spheres of 5 cm in a cube whose side grows with n, about 0.1 overlaps per sphere.
+        let side = 0.1 * (n as f64).cbrt() * 4.0;
+        let centres: Vec<Isometry3<f64>> = (0..n).map(|_| rng.pose(side / 2.0)).collect();
+        let ball = Shape::new(&ShapeSpec::Sphere { diameter: 0.1 }).unwrap();
+        let calls = (200_000 / n).max(20);
+        let mut found = 0;
+        let ns = time_per_call(
+            |_| {
+                let aabbs: Vec<Aabb> = centres
+                    .iter()
+                    .map(|p| ball.aabb(p).loosened(0.005))
+                    .collect();
+                found = candidate_pairs(&aabbs, |_, _| false).len();
+                black_box(found);
+            },
+            calls,
+        );
+        println!("| broad phase, {n} spheres (AABBs + sweep and prune, {found} pairs) | {ns:.0} |");
+    }
+}

@@ -1,0 +1,9 @@
+//! Closed-form signed distances for the pairs where they are cheap and exact. [`super::distance`]
+//! uses them automatically; each agrees with [`super::mpr::signed_distance`] within its
+//! tolerance (property tests in `super::tests`).
+
+mod sphere_box;
+mod sphere_sphere;
+
+pub use sphere_box::distance_sphere_box;
+pub use sphere_sphere::distance_sphere_sphere;
