@@ -3,12 +3,14 @@
 //! A [`Simulation`] owns the integrator and the variable table. It is what `fmu3d simulate` runs
 //! and what an FMU instance wraps.
 
-use crate::assembly::{Assembly, Causality, FrameQuantity, VariableKind, VariableTable};
-use crate::dynamics::{
-    assemble, consistent_derivatives, residual, AssemblyError, FlangeInputs, Mechanism, Motion,
-    SingularMassMatrix, Workspace,
+use crate::assembly::{
+    Assembly, Causality, CollisionSet, FrameQuantity, VariableKind, VariableTable,
 };
-use crate::ida::{CallbackError, DaeSystem, Ida, IdaError, IdaOptions, SolverStats};
+use crate::dynamics::{
+    assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, FlangeInputs,
+    Mechanism, Motion, SingularMassMatrix, Workspace,
+};
+use crate::ida::{CallbackError, DaeSystem, Ida, IdaError, IdaOptions, SolverStats, StepKind};
 use crate::model::{self, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
 use nalgebra::{Rotation3, UnitQuaternion};
@@ -159,6 +161,24 @@ impl DaeSystem for MechanismDae {
             ))
         }
     }
+
+    /// One zero-crossing function per collision pair: its signed distance.
+    fn root_count(&self) -> usize {
+        self.mechanism.collisions.pairs.len()
+    }
+
+    fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
+        self.apply_inputs(t);
+        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+        contacts::distances(&self.mechanism, &self.workspace.motion, g);
+        if g.iter().all(|d| d.is_finite()) {
+            Ok(())
+        } else {
+            Err(CallbackError::Recoverable(
+                "a contact distance is not finite".into(),
+            ))
+        }
+    }
 }
 
 /// A model being simulated.
@@ -174,6 +194,8 @@ pub struct Simulation {
     restarts: u64,
     /// ẏ made consistent with inputs set since the last step (see `refresh_workspace`).
     consistent_yp: Option<Vec<f64>>,
+    /// Contact events located so far.
+    events: u64,
 }
 
 /// Everything needed to put a simulation back to an earlier instant, bit for bit.
@@ -183,6 +205,8 @@ pub struct Snapshot {
     pub y: Vec<f64>,
     pub yp: Vec<f64>,
     pub signals: Vec<InputSignal>,
+    /// The contacts' discrete state (approach speed at contact start, per collision pair).
+    pub impacts: Vec<Option<f64>>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -208,9 +232,29 @@ impl Simulation {
         let assembly = Assembly::build(&scene)?;
         let variables = VariableTable::new(&scene, &assembly);
         let mut mechanism = Mechanism::new(&scene, &assembly);
+        mechanism.collisions = CollisionSet::build(&scene, &assembly)?;
         let inputs = FlangeInputs::new(&mechanism);
         let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
         let mut workspace = Workspace::new(&mechanism);
+        // Pairs that touch at the start are in contact from the start.
+        kinematics(
+            &mechanism,
+            &inputs,
+            &mut workspace,
+            &y0,
+            &vec![0.0; y0.len()],
+        );
+        let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
+        contacts::distances(&mechanism, &workspace.motion, &mut distances);
+        for (pair, distance) in distances.iter().enumerate() {
+            if *distance <= 0.0 {
+                workspace.impacts[pair] = Some(contacts::approach_speed(
+                    &mechanism,
+                    &workspace.motion,
+                    pair,
+                ));
+            }
+        }
         let yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
             .map_err(SimulationError::Start)?;
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
@@ -262,6 +306,7 @@ impl Simulation {
             ida,
             restart_pending: false,
             restarts: 0,
+            events: 0,
             consistent_yp: None,
         })
     }
@@ -292,8 +337,36 @@ impl Simulation {
         if self.restart_pending || jumped {
             self.restart()?;
         }
-        self.ida.solve_to(t)?;
+        // Contact starts and ends are events located by the integrator's root finding; each
+        // updates the contacts' discrete state and restarts the integrator at that instant.
+        while let StepKind::Root(directions) = self.ida.solve_to(t)?.kind {
+            self.contact_event(&directions)?;
+        }
         Ok(())
+    }
+
+    /// A contact starts (distance falling through zero: its approach speed is recorded) or
+    /// ends (distance rising through zero).
+    fn contact_event(&mut self, directions: &[i32]) -> Result<(), SimulationError> {
+        let t = self.ida.t();
+        let (y, yp, dae) = self.ida.state_and_system_mut();
+        dae.apply_inputs(t);
+        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
+        for (pair, &direction) in directions.iter().enumerate() {
+            if direction < 0 {
+                let speed = contacts::approach_speed(&dae.mechanism, &dae.workspace.motion, pair);
+                dae.workspace.impacts[pair] = Some(speed);
+            } else if direction > 0 {
+                dae.workspace.impacts[pair] = None;
+            }
+        }
+        self.events += 1;
+        self.restart()
+    }
+
+    /// How many contact events the integrator located.
+    pub fn events(&self) -> u64 {
+        self.events
     }
 
     /// Restarts the integrator at the current instant with derivatives consistent with the
@@ -327,6 +400,7 @@ impl Simulation {
             y: self.ida.y().to_vec(),
             yp: self.ida.yp().to_vec(),
             signals: self.ida.system().signals.iter().map(|(s, _)| *s).collect(),
+            impacts: self.ida.system().workspace.impacts.clone(),
         })
     }
 
@@ -336,6 +410,7 @@ impl Simulation {
         if snapshot.y.len() != dae.mechanism.len()
             || snapshot.yp.len() != snapshot.y.len()
             || snapshot.signals.len() != dae.signals.len()
+            || snapshot.impacts.len() != dae.workspace.impacts.len()
             || snapshot
                 .signals
                 .iter()
@@ -349,6 +424,7 @@ impl Simulation {
         for ((signal, _), saved) in dae.signals.iter_mut().zip(&snapshot.signals) {
             *signal = *saved;
         }
+        dae.workspace.impacts.clone_from(&snapshot.impacts);
         self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
         self.restart_pending = false;
         self.restarts += 1;

@@ -1,11 +1,13 @@
 //! (3) From a scene to a mechanism the dynamics can evaluate: super-objects ([NO19] §4), the
 //! spanning tree of joints, merged mass properties, the state layout and the variable table.
 
+mod collision;
 mod mass;
 mod state;
 mod super_objects;
 mod variables;
 
+pub use collision::{Collider, CollisionPair, CollisionSet};
 pub use mass::MergedMass;
 pub use state::{JointStates, StateLayout};
 pub use super_objects::{

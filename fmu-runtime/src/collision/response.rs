@@ -107,10 +107,77 @@ pub fn regularized_cor(cor: f64, impact_velocity: f64, v_small: f64) -> f64 {
     (COR_AT_REST + (cor - COR_AT_REST) * blend).max(COR_AT_REST)
 }
 
-/// d = 8 (1 − cor_reg) / (5 cor_reg max(|v⁻|, v_small)) [s/m].
-pub fn damping_coefficient(cor: f64, impact_velocity: f64, v_small: f64) -> f64 {
+/// d = χ(cor_reg, n_geo) / max(|v⁻|, v_small) [s/m], with χ calibrated so that a single impact
+/// under f = k δⁿ (1 + d δ̇) restores exactly cor_reg·v⁻ (see [`damping_factor`]).
+pub fn damping_coefficient(cor: f64, impact_velocity: f64, v_small: f64, n_geo: f64) -> f64 {
     let cor_reg = regularized_cor(cor, impact_velocity, v_small);
-    8.0 * (1.0 - cor_reg) / (5.0 * cor_reg * impact_velocity.abs().max(v_small))
+    damping_factor(cor_reg, n_geo) / impact_velocity.abs().max(v_small)
+}
+
+/// The dimensionless damping χ = d·v⁻ that gives the coefficient of restitution `cor` for the
+/// force law f = k δⁿ (1 + d δ̇), n = 1 or 1.5.
+///
+/// Scaled by δ₀ = (m v⁻²/k)^(1/(n+1)) and t₀ = δ₀/v⁻, an impact is x'' = −xⁿ (1 + χ x')⁺ with
+/// x(0) = 0, x'(0) = 1, whatever m, k and v⁻: the rebound speed −x' at x = 0 depends on χ and n
+/// only. This function inverts that relation through a table computed once (RK4 in the scaled
+/// time), instead of a closed-form approximation (Flores et al.'s 8(1−e)/(5e) leaves a single
+/// impact at e ≈ 0.683 for cor = 0.7).
+pub fn damping_factor(cor: f64, n_geo: f64) -> f64 {
+    use std::sync::OnceLock;
+    static HERTZ: OnceLock<Vec<(f64, f64)>> = OnceLock::new();
+    static LINEAR: OnceLock<Vec<(f64, f64)>> = OnceLock::new();
+    let table = if n_geo > 1.25 {
+        HERTZ.get_or_init(|| restitution_table(1.5))
+    } else {
+        LINEAR.get_or_init(|| restitution_table(1.0))
+    };
+    // The table holds (e, χ) with e falling as χ grows; interpolate χ at e = cor.
+    let cor = cor.clamp(table[table.len() - 1].0, 1.0);
+    match table.iter().position(|&(e, _)| e <= cor) {
+        Some(0) | None => 0.0,
+        Some(i) => {
+            let ((e0, c0), (e1, c1)) = (table[i - 1], table[i]);
+            c0 + (c1 - c0) * (cor - e0) / (e1 - e0)
+        }
+    }
+}
+
+/// (e, χ) for χ = 0 and on a logarithmic grid up to 10⁴.
+fn restitution_table(n: f64) -> Vec<(f64, f64)> {
+    let mut table = vec![(1.0, 0.0)];
+    for k in 0..=160 {
+        let chi = 10f64.powf(-4.0 + 8.0 * f64::from(k) / 160.0);
+        table.push((rebound(chi, n), chi));
+    }
+    table
+}
+
+/// Rebound speed of the scaled impact x'' = −xⁿ (1 + χ x')⁺, x(0) = 0, x'(0) = 1.
+fn rebound(chi: f64, n: f64) -> f64 {
+    let acceleration = |x: f64, v: f64| -(x.max(0.0).powf(n) * (1.0 + chi * v)).max(0.0);
+    let (mut x, mut v) = (0.0f64, 1.0f64);
+    let h = 2e-3;
+    // An undamped impact lasts about 3.2 scaled time units; after 20 the ball creeps back at a
+    // speed below 1e-3 (only for χ > 10³, cor < 10⁻³, which cor_reg never asks for).
+    for _ in 0..10_000 {
+        let (k1x, k1v) = (v, acceleration(x, v));
+        let (k2x, k2v) = (
+            v + 0.5 * h * k1v,
+            acceleration(x + 0.5 * h * k1x, v + 0.5 * h * k1v),
+        );
+        let (k3x, k3v) = (
+            v + 0.5 * h * k2v,
+            acceleration(x + 0.5 * h * k2x, v + 0.5 * h * k2v),
+        );
+        let (k4x, k4v) = (v + h * k3v, acceleration(x + h * k3x, v + h * k3v));
+        let next_x = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+        let next_v = v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+        if next_x < 0.0 {
+            return (-next_v).max(0.0);
+        }
+        (x, v) = (next_x, next_v);
+    }
+    (-v).max(0.0)
 }
 
 /// g(s) = s (2 − s) below 1, 1 above: the length of a regularized direction.
@@ -168,7 +235,7 @@ impl ContactLaw {
         Ok(ContactLaw {
             c_res: resultant_modulus(a, b)?,
             geometry,
-            damping: damping_coefficient(pair.cor, impact_velocity, pair.v_small),
+            damping: damping_coefficient(pair.cor, impact_velocity, pair.v_small, geometry.n_geo),
             mu_k: pair.mu_k,
             mu_r: pair.mu_r,
             v_small: pair.v_small,
@@ -285,8 +352,10 @@ mod tests {
         let c_res = c1 * c2 / (c1 + c2);
         let law = steel_wood(1.0, ContactGeometry::hertz(0.01));
         assert!((law.c_res / c_res - 1.0).abs() < 1e-14);
-        // d for cor = 0.7 at 1 m/s.
-        assert!((law.damping - 8.0 * 0.3 / (5.0 * 0.7)).abs() < 1e-14);
+        // d for cor = 0.7 at 1 m/s: the calibrated χ, between the closed-form approximations
+        // of Lankarani-Nikravesh 3(1 − e²)/4 = 0.3825 and Flores et al. 8(1 − e)/(5e) = 0.686.
+        assert_eq!(law.damping, damping_factor(0.7, 1.5));
+        assert!(law.damping > 0.3825 && law.damping < 0.8, "{}", law.damping);
         // Spring force at 1e-5 m, no rate: 4/3 sqrt(0.01) c_res δ^1.5.
         let r = contact_force(&law, &state(1e-5, 0.0, Vector3::zeros(), Vector3::zeros()));
         let expected = 4.0 / 3.0 * 0.1 * c_res * 1e-5f64.powf(1.5);
@@ -339,8 +408,8 @@ mod tests {
         assert_eq!(regularized_cor(0.0, 3.0, 0.01), COR_AT_REST);
         let mid = regularized_cor(0.7, 0.005, 0.01);
         assert!((mid - (0.001 + 0.699 * 0.5)).abs() < 1e-15);
-        assert!(damping_coefficient(0.0, 0.0, 0.01).is_finite());
-        assert_eq!(damping_coefficient(1.0, 2.0, 0.01), 0.0);
+        assert!(damping_coefficient(0.0, 0.0, 0.01, 1.5).is_finite());
+        assert_eq!(damping_coefficient(1.0, 2.0, 0.01, 1.5), 0.0);
     }
 
     #[test]
@@ -371,8 +440,8 @@ mod tests {
     }
 
     /// A steel ball (radius 5 cm) dropping on dry wood at v0, one contact, integrated with RK4
-    /// at a step of 1/2000 of the contact time: the rebound speed is cor·v0 within 0.05·v0 (and
-    /// never above it), the energy left after the bounce cor² within 0.03 of the impact energy.
+    /// at a step of 1/2000 of the contact time: the rebound speed is cor·v0 within 0.005·v0,
+    /// the energy left after the bounce cor² within 0.03 of the impact energy.
     #[test]
     fn one_bounce_dissipates_what_cor_says() {
         for (cor, v0) in [(0.7, 1.0), (0.9, 3.0), (0.5, 0.5), (0.3, 2.0)] {
@@ -414,12 +483,10 @@ mod tests {
                 steps += 1;
             }
             let e = -v / v0;
-            // The law is slightly more dissipative than cor says, more so for small cor (measured
-            // 0.894 for 0.9, 0.683 for 0.7, 0.470 for 0.5, 0.256 for 0.3).
-            assert!(
-                e <= cor + 0.005 && e >= cor - 0.05,
-                "cor {cor}: rebound ratio {e}"
-            );
+            // With the calibrated damping a single impact restores cor (an independent RK4 in
+            // physical units here, not the scaled table of `damping_factor`).
+            assert!((e - cor).abs() < 0.005, "cor {cor}: rebound ratio {e}");
+            eprintln!("cor {cor}: rebound ratio {e:.4}");
             assert!(
                 (e * e - cor * cor).abs() < 0.03,
                 "cor {cor}: energy ratio {}",

@@ -3,7 +3,7 @@
 //! to points on bodies.
 
 use super::loops::{constraint_rows, ConstraintRow, Cut};
-use crate::assembly::{Assembly, JointStates, StateLayout, TreeJointKind};
+use crate::assembly::{Assembly, CollisionSet, JointStates, StateLayout, TreeJointKind};
 use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind, StartFixed};
 use crate::scene::Scene;
 use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3};
@@ -92,6 +92,8 @@ pub struct Mechanism {
     pub rows: Vec<ConstraintRow>,
     /// Rows found dependent on the kept ones at the start and left out.
     pub dropped: Vec<ConstraintRow>,
+    /// Colliding shapes and the pairs that may touch (empty until the simulation sets it).
+    pub collisions: CollisionSet,
 }
 
 impl Mechanism {
@@ -223,6 +225,7 @@ impl Mechanism {
             cuts,
             rows,
             dropped: Vec::new(),
+            collisions: CollisionSet::default(),
         }
     }
 

@@ -2,6 +2,7 @@
 //! inverse-dynamics pass, O(n) in the number of bodies; consistent start derivatives; the
 //! evaluation of output frames at communication points.
 
+pub mod contacts;
 mod initial;
 mod kinematics;
 mod loops;
@@ -15,7 +16,7 @@ pub use initial::{
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
 pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
-pub use residual::{quaternion_rate, residual, FlangeInputs, Workspace};
+pub use residual::{kinematics, quaternion_rate, residual, FlangeInputs, Workspace};
 
 #[cfg(test)]
 mod tests;

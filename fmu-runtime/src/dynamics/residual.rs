@@ -82,6 +82,9 @@ pub struct Workspace {
     /// Loads of the wrench-only backward pass that forms Gᵀμ̇.
     pub mu_force: Vec<Vector3<f64>>,
     pub mu_torque: Vec<Vector3<f64>>,
+    /// The discrete state of contacts: per collision pair, the approach speed δ̇⁻ recorded when
+    /// its contact started ([`super::contacts`]); `None` while the pair is apart.
+    pub impacts: Vec<Option<f64>>,
 }
 
 impl Workspace {
@@ -97,8 +100,22 @@ impl Workspace {
             rows: vec![RowValue::default(); mechanism.rows.len()],
             mu_force: vec![Vector3::zeros(); n],
             mu_torque: vec![Vector3::zeros(); n],
+            impacts: vec![None; mechanism.collisions.pairs.len()],
         }
     }
+}
+
+/// Positions, velocities and accelerations of every body (the forward pass alone), for
+/// zero-crossing functions and outputs.
+pub fn kinematics(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    yp: &[f64],
+) {
+    read_coordinates(mechanism, inputs, ws, y, yp);
+    forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
 }
 
 /// Evaluates f(t, y, ẏ) into `res` (all slices of length `mechanism.len()`).
@@ -212,6 +229,9 @@ fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace, yp: &[f64], res: &mu
         // Tension pulls the two points toward each other along e (from a to b).
         apply(ws, link.body_a, &ra, &(tension * e));
         apply(ws, link.body_b, &rb, &(-tension * e));
+    }
+    if !mechanism.collisions.pairs.is_empty() {
+        super::contacts::apply_contact_loads(mechanism, ws);
     }
     if !mechanism.rows.is_empty() {
         constraint_terms(mechanism, ws, yp, res);

@@ -109,6 +109,10 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
                 out.f64(signal.t0);
                 out.u32(u32::from(signal.jumped));
             }
+            out.u32(snapshot.impacts.len() as u32);
+            for impact in &snapshot.impacts {
+                out.option(*impact);
+            }
         }
     }
     out.0
@@ -161,7 +165,18 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                     jumped,
                 });
             }
-            Some(Snapshot { t, y, yp, signals })
+            let count = r.u32().ok_or_else(broken)? as usize;
+            let mut impacts = Vec::new();
+            for _ in 0..count {
+                impacts.push(r.option().ok_or_else(broken)?);
+            }
+            Some(Snapshot {
+                t,
+                y,
+                yp,
+                signals,
+                impacts,
+            })
         }
         _ => return Err(broken()),
     };
@@ -275,6 +290,7 @@ mod tests {
                         t0: 1.0,
                         jumped: true,
                     }],
+                    impacts: vec![None, Some(0.25)],
                 }),
             },
         )

@@ -1342,9 +1342,10 @@ impl<'a> Evaluator<'a> {
         let f = Fields::new(body, allowed, &[], &what)?;
         let from = self.obj_ref(f.require("from", d.base.pos)?, scope, "from")?;
         let to = self.obj_ref(f.require("to", d.base.pos)?, scope, "to")?;
+        // A free joint is no physical connection: the bodies it relates collide by default.
         let can_collide = match f.get("can_collide") {
             Some(e) => self.boolean(e, scope, "can_collide")?,
-            None => false,
+            None => kind.name == "free",
         };
         let num_or = |s: &Self, field: &str, k: Kind, default: f64| -> Result<f64, Diag> {
             match f.get(field) {

@@ -11,7 +11,7 @@ mod object;
 pub use error::SceneError;
 pub use object::{ForceElement, Joint, JointHandle, Object3D, ObjectHandle};
 
-use crate::model::{ExperimentSpec, GravitySpec, ModelSpec, ParameterSpec, WORLD};
+use crate::model::{ContactPairSpec, ExperimentSpec, GravitySpec, ModelSpec, ParameterSpec, WORLD};
 use nalgebra::Isometry3;
 use std::collections::HashMap;
 
@@ -27,6 +27,8 @@ pub struct Scene {
     pub objects: Vec<Object3D>,
     pub joints: Vec<Joint>,
     pub forces: Vec<ForceElement>,
+    /// Contact-pair materials the model file gives (they override the shipped table).
+    pub contact_pairs: Vec<ContactPairSpec>,
     by_name: HashMap<String, ObjectHandle>,
 }
 
@@ -97,6 +99,7 @@ impl Scene {
             objects,
             joints,
             forces,
+            contact_pairs: spec.contact_pairs.clone(),
             by_name,
         })
     }

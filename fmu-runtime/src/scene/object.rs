@@ -1,7 +1,7 @@
 //! The entities of a scene and their handles.
 
 use crate::model::{
-    ForceSpec, JointSpec, Location, MassSpec, ObjectSpec, ShapeSpec, VisualSpec, WORLD,
+    ContactSpec, ForceSpec, JointSpec, Location, MassSpec, ObjectSpec, ShapeSpec, VisualSpec, WORLD,
 };
 use nalgebra::Isometry3;
 
@@ -22,6 +22,8 @@ pub struct Object3D {
     pub shape: Option<ShapeSpec>,
     pub visual: Option<VisualSpec>,
     pub mass: Option<MassSpec>,
+    /// The shape collides, with this solid material.
+    pub contact: Option<ContactSpec>,
     pub output: bool,
     pub location: Location,
 }
@@ -34,6 +36,7 @@ impl Object3D {
             shape: None,
             visual: None,
             mass: None,
+            contact: None,
             output: false,
             location: Location::default(),
         }
@@ -46,6 +49,7 @@ impl Object3D {
             shape: spec.shape.clone(),
             visual: spec.visual.clone(),
             mass: spec.mass.clone(),
+            contact: spec.contact.clone(),
             output: spec.output,
             location: spec.location.clone(),
         }
@@ -58,7 +62,7 @@ impl Object3D {
 
     /// Only visual: evaluated at communication points, never in the residual ([NO19] §4.1.5).
     pub fn is_visual_only(&self) -> bool {
-        !self.has_mass() && !self.output && self.visual.is_some()
+        !self.has_mass() && !self.output && self.contact.is_none() && self.visual.is_some()
     }
 }
 

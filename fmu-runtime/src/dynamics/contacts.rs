@@ -1,0 +1,123 @@
+//! Contacts in the DAE ([NO19b] §3): signed distances of the collision pairs as zero-crossing
+//! functions, and the elastic response of every penetrating pair as loads in the backward pass.
+//!
+//! The discrete state of contacts is the approach speed δ̇⁻ of each pair at the instant its
+//! contact started, recorded at the event that located the start ([`Workspace::impacts`]); the
+//! damping of the contact law depends on it. A pair found penetrating without a recorded start
+//! (it started between two events, or at the start time) uses its present approach speed, so
+//! that penetrating shapes always push each other apart.
+
+use super::kinematics::BodyMotion;
+use super::mechanism::Mechanism;
+use super::residual::Workspace;
+use crate::assembly::{CollisionPair, CollisionSet};
+use crate::collision::response::{contact_force, ContactLaw, ContactResponse, ContactState};
+use crate::collision::{distance, Contact};
+use nalgebra::{Isometry3, Rotation3, Translation3, UnitQuaternion, Vector3};
+
+/// A body's pose as an isometry (body frame → world).
+fn body_pose(motion: &BodyMotion) -> Isometry3<f64> {
+    let rotation =
+        UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(motion.rotation));
+    Isometry3::from_parts(Translation3::from(motion.r), rotation)
+}
+
+/// The narrow-phase result of one pair at the workspace's kinematics.
+fn pair_contact(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    motion: &[BodyMotion],
+) -> Option<Contact> {
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let pose_a = body_pose(&motion[a.body]) * a.pose;
+    let pose_b = body_pose(&motion[b.body]) * b.pose;
+    distance(&a.shape, &pose_a, &b.shape, &pose_b).ok()
+}
+
+/// Velocity of b's material point at `point` minus a's, and b's angular velocity minus a's.
+fn relative_velocity(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    motion: &[BodyMotion],
+    point: &Vector3<f64>,
+) -> (Vector3<f64>, Vector3<f64>) {
+    let (ma, mb) = (
+        &motion[set.colliders[pair.a].body],
+        &motion[set.colliders[pair.b].body],
+    );
+    let va = ma.v + ma.w.cross(&(point - ma.r));
+    let vb = mb.v + mb.w.cross(&(point - mb.r));
+    (vb - va, mb.w - ma.w)
+}
+
+/// The signed distance of every pair (zero-crossing functions). Shapes whose bounding spheres
+/// are far apart get the distance of those spheres instead of the narrow phase: positive,
+/// continuous enough for root finding, and cheap.
+pub fn distances(mechanism: &Mechanism, motion: &[BodyMotion], out: &mut [f64]) {
+    let set = &mechanism.collisions;
+    for (value, pair) in out.iter_mut().zip(&set.pairs) {
+        let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+        let ca = motion[a.body].r + motion[a.body].rotation * a.pose.translation.vector;
+        let cb = motion[b.body].r + motion[b.body].rotation * b.pose.translation.vector;
+        let gap = (cb - ca).norm() - a.shape.bounding_radius() - b.shape.bounding_radius();
+        *value = if gap > 0.1 * (a.shape.bounding_radius() + b.shape.bounding_radius()) {
+            gap
+        } else {
+            pair_contact(set, pair, motion).map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
+        };
+    }
+}
+
+/// The approach speed (δ̇ ≥ 0 while approaching) of a pair, for recording at contact start.
+pub fn approach_speed(mechanism: &Mechanism, motion: &[BodyMotion], pair: usize) -> f64 {
+    let set = &mechanism.collisions;
+    let pair = &set.pairs[pair];
+    match pair_contact(set, pair, motion) {
+        Some(contact) => {
+            let (v, _) = relative_velocity(set, pair, motion, &contact.point().coords);
+            (-v.dot(&contact.normal)).max(0.0)
+        }
+        None => 0.0,
+    }
+}
+
+/// The response of one pair at the workspace's kinematics, if it penetrates.
+pub fn pair_response(
+    mechanism: &Mechanism,
+    ws: &Workspace,
+    index: usize,
+) -> Option<(Contact, ContactResponse)> {
+    let set = &mechanism.collisions;
+    let pair = &set.pairs[index];
+    let contact = pair_contact(set, pair, &ws.motion)?;
+    if contact.distance >= 0.0 {
+        return None;
+    }
+    let point = contact.point().coords;
+    let (v, w) = relative_velocity(set, pair, &ws.motion, &point);
+    let state = ContactState::new(&contact, v, w);
+    let impact = ws.impacts[index].unwrap_or(state.penetration_rate.max(0.0));
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let law = ContactLaw::at_contact_start(a.solid, b.solid, &pair.material, pair.geometry, impact)
+        .ok()?;
+    Some((contact, contact_force(&law, &state)))
+}
+
+/// Adds the contact loads of every penetrating pair (inertial-minus-applied convention: the
+/// force on b is subtracted from b's load, added to a's).
+pub fn apply_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
+    for index in 0..mechanism.collisions.pairs.len() {
+        let Some((contact, response)) = pair_response(mechanism, ws, index) else {
+            continue;
+        };
+        let pair = &mechanism.collisions.pairs[index];
+        let point = contact.point().coords;
+        for (collider, sign) in [(pair.b, 1.0), (pair.a, -1.0)] {
+            let body = mechanism.collisions.colliders[collider].body;
+            let arm = point - ws.motion[body].r;
+            let force = response.force * sign;
+            ws.force[body] -= force;
+            ws.torque[body] -= arm.cross(&force) + response.torque * sign;
+        }
+    }
+}
