@@ -1,0 +1,169 @@
+"""Co-simulation of a drive-train FMU made by another exporter (pythonfmu) with an fmu3d mechanism:
+the crank with flywheel of examples/cosimulation, driven through its joint's flange.
+
+The coupled system has one degree of freedom, so examples/cosimulation/reference.py writes its
+equations directly and integrates them with scipy (rtol 1e-11): a monolithic reference that
+shares no code with fmu3d or with the FMUs. Against it:
+
+- the crank angle of the fmpy master converges as the communication step h shrinks (at least
+  linearly: halving h at least halves the error) and is within 1e-3 rad at h = 1 ms over 2 s;
+- the energy balance (electrical energy in = mechanical energy + magnetic energy + resistive
+  losses) closes to 1 % of the energy delivered;
+- libcosim, running the same connections with its own master, agrees with the fmpy master that
+  passes the same information (no torque derivative) within the co-simulation error.
+"""
+
+import sys
+from pathlib import Path
+
+import fmpy
+import numpy as np
+import pytest
+from fmpy.validation import validate_fmu
+
+from conftest import REPOSITORY, fmu3d
+
+EXAMPLES = REPOSITORY / "examples" / "cosimulation"
+sys.path.insert(0, str(EXAMPLES))
+
+import fmpy_master  # noqa: E402
+import libcosim_master  # noqa: E402
+import reference  # noqa: E402
+from drive_train import PARAMETERS as DRIVE_PARAMETERS  # noqa: E402
+
+STEPS = (4e-3, 2e-3, 1e-3, 0.5e-3)
+STOP_TIME = 2.0
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory):
+    """The example's FMUs built as a user builds them: (crank.fmu, drive_train.fmu)."""
+    folder = tmp_path_factory.mktemp("cosimulation")
+    crank = folder / "crank.fmu"
+    fmu3d("build", EXAMPLES / "crank.m3d", "-o", crank)
+    drive = fmpy_master.build_drive(EXAMPLES / "drive_train.py", folder)
+    return crank, drive
+
+
+@pytest.fixture(scope="module")
+def exact():
+    return reference.simulate(STOP_TIME)
+
+
+@pytest.fixture(scope="module")
+def fmpy_runs(example):
+    """The fmpy master at every communication step (torque derivative passed, speed
+    extrapolated): {h: Result}."""
+    crank, drive = example
+    return {h: fmpy_master.run(crank, drive, h, STOP_TIME) for h in STEPS}
+
+
+def test_drive_fmu_validates_and_has_the_reference_parameters(example):
+    _, drive = example
+    assert validate_fmu(str(drive)) == []
+    description = fmpy.read_model_description(str(drive))
+    variables = {v.name: v for v in description.modelVariables}
+    causality = {name: v.causality for name, v in variables.items()}
+    assert causality["w_load"] == causality["a_load"] == "input"
+    for name in ("tau_load", "dtau_load", "current", "voltage", "P_el", "E_el", "E_loss", "E_mag"):
+        assert causality[name] == "output", name
+    assert causality["J_reflected"] == "calculatedParameter"
+    # The reference is written for the drive's defaults.
+    for name, value, _ in DRIVE_PARAMETERS:
+        assert variables[name].causality == "parameter"
+        if name in reference.PARAMETERS:
+            # (pythonfmu writes 16 significant digits)
+            assert float(variables[name].start) == pytest.approx(reference.PARAMETERS[name],
+                                                                 rel=1e-15), name
+
+
+def test_crank_parameters_are_those_of_the_reference(example):
+    crank, _ = example
+    variables = {v.name: v for v in fmpy.read_model_description(str(crank)).modelVariables}
+    assert variables["crank.tau"].causality == "input"
+    for name in ("J_fw", "m_e", "r_e", "phi0"):
+        assert float(variables[name].start) == reference.PARAMETERS[name], name
+    drive = reference.PARAMETERS
+    assert float(variables["J_drive"].start) == pytest.approx(drive["J_m"] * drive["ratio"] ** 2)
+
+
+def test_reference_is_converged(exact):
+    looser = reference.simulate(STOP_TIME, rtol=1e-9, atol=1e-10)
+    t = np.linspace(0.0, STOP_TIME, 401)
+    assert np.max(np.abs(looser(t)[1] - exact(t)[1])) < 1e-7
+    # It is a real run: the crank turned several times and follows the set speed.
+    phi, w = exact(STOP_TIME)[1:3]
+    assert phi > 20 and abs(w - reference.PARAMETERS["w_set"]) < 0.5
+
+
+def test_crank_angle_converges_to_the_monolithic_reference(fmpy_runs, exact):
+    errors = {}
+    for h, result in fmpy_runs.items():
+        assert result.time[-1] == pytest.approx(STOP_TIME, abs=1e-12)
+        errors[h] = float(np.max(np.abs(result.phi - exact(result.time)[1])))
+    print("max |phi - phi_ref| over 2 s: "
+          + ", ".join(f"h = {h * 1e3:g} ms: {e:.3e} rad" for h, e in errors.items()))
+    for h, half in zip(STEPS, STEPS[1:]):
+        assert errors[half] <= errors[h] / 2, f"no linear convergence from h = {h} to {half}"
+    assert errors[1e-3] < 1e-3
+
+
+def test_energy_balance_closes(fmpy_runs, exact):
+    result = fmpy_runs[1e-3]
+    print(result.report("fmpy master, h = 1 ms"))
+    E_el = result.E_el[-1]
+    assert E_el > 1.0
+    assert abs(result.balance_error[-1]) < 0.01 * E_el
+    # Over the whole run, not only at the end.
+    assert np.max(np.abs(result.balance_error)) < 0.01 * E_el
+    # And each term agrees with the reference's.
+    expected = reference.energies(exact, STOP_TIME)
+    actual = [result.E_el[-1], result.E_mech[-1], result.E_mag[-1], result.E_loss[-1]]
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=0.01 * E_el)
+
+
+def test_libcosim_agrees_with_the_fmpy_master(example, exact):
+    """libcosim passes no input derivatives: the crank holds the drive's torque over the step.
+    The fmpy master run the same way must agree with it within the co-simulation error (the two
+    masters still order the exchange differently: libcosim reads the crank's acceleration
+    before the new torque is set)."""
+    crank, drive = example
+    h = 1e-3
+    lc = libcosim_master.run(crank, drive, step_ns=1_000_000, stop_time=STOP_TIME)
+    held = fmpy_master.run(crank, drive, h, STOP_TIME, derivatives=False)
+    assert len(lc.time) == len(held.time)
+    phi_ref = exact(held.time)[1]
+    cosim_error = max(np.max(np.abs(held.phi - phi_ref)), np.max(np.abs(lc.phi - phi_ref)))
+    difference = np.max(np.abs(lc.phi - held.phi))
+    print(f"h = 1 ms: max |libcosim - fmpy| = {difference:.3e} rad, co-simulation error "
+          f"{cosim_error:.3e} rad")
+    print(lc.report("libcosim, h = 1 ms"))
+    assert difference <= cosim_error
+    assert cosim_error < 1e-3
+    assert abs(lc.balance_error[-1]) < 0.01 * lc.E_el[-1]
+
+
+# fmu3d cannot build a model whose every joint is motion-driven (no state): `fmu3d build` and
+# `fmu3d check` panic in fmu_runtime::dynamics::initial::consistent_derivatives ("Matrix slicing
+# out of bounds", nalgebra LU of a 0x0 system). crank_motion.m3d is such a model. The marker is
+# strict: the test must be unmarked once the model builds.
+@pytest.mark.xfail(strict=True, reason="fmu3d build panics on a model without states "
+                   "(every joint motion-driven)")
+def test_motion_driven_coupling_agrees_with_the_torque_driven_one(tmp_path, fmpy_runs, exact):
+    """The drive integrates the motion with its own inertia model (motor + its model of the
+    load inertia) and the crank, motion-driven, returns the torque its joint takes."""
+    crank = tmp_path / "crank_motion.fmu"
+    fmu3d("build", EXAMPLES / "crank_motion.m3d", "-o", crank)
+    drive = fmpy_master.build_drive(EXAMPLES / "drive_train_motion.py", tmp_path,
+                                    [EXAMPLES / "drive_train.py"])
+    h = 1e-3
+    motion = fmpy_master.run_motion(crank, drive, h, STOP_TIME)
+    torque = fmpy_runs[h]
+    phi_ref = exact(torque.time)[1]
+    errors = [np.max(np.abs(r.phi - phi_ref)) for r in (motion, torque)]
+    difference = np.max(np.abs(motion.phi - torque.phi))
+    print(f"h = 1 ms: max |motion - torque-driven| = {difference:.3e} rad, errors against the "
+          f"reference {errors[0]:.3e} (motion), {errors[1]:.3e} (torque) rad")
+    assert max(errors) < 1e-3
+    assert difference <= sum(errors)
+    assert abs(motion.balance_error[-1]) < 0.01 * motion.E_el[-1]
