@@ -12,9 +12,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --release -- -D warnings
-echo "== cargo test"
-cargo test --workspace --release
+# The runtime's cdylib first: `cargo test` does not rebuild it, and the FMU tests package it.
 echo "== cargo build --release -p fmu-runtime -p packager"
 cargo build --release -p fmu-runtime -p packager
+echo "== cargo test"
+cargo test --workspace --release
 echo "== pytest tests/python"
 .venv/bin/python -m pytest tests/python -q

@@ -22,14 +22,16 @@ fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Makes sure `libfmu_runtime.so` sits next to the `fmu3d` under test.
+/// Makes sure an up-to-date `libfmu_runtime.so` sits next to the `fmu3d` under test: building
+/// `fmu3d` does not build the runtime's cdylib, so cargo is asked once per test run (a no-op
+/// when it is current; a stale library would package an older engine).
 fn runtime_library() -> &'static Path {
     static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
     LIBRARY.get_or_init(|| {
         let exe = Path::new(env!("CARGO_BIN_EXE_fmu3d"));
         let profile_dir = exe.parent().expect("fmu3d is in a profile folder");
         let library = profile_dir.join("libfmu_runtime.so");
-        if !library.is_file() {
+        {
             let target_dir = profile_dir
                 .parent()
                 .expect("profile folder in a target folder");
