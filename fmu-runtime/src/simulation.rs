@@ -126,15 +126,24 @@ impl MechanismDae {
         }
     }
 
+    /// ẏ consistent with y (of the integrator's size: padded, see [`PADDING`]).
     fn consistent_derivatives(
         &mut self,
         t: f64,
         y: &[f64],
     ) -> Result<Vec<f64>, SingularMassMatrix> {
         self.apply_inputs(t);
-        consistent_derivatives(&self.mechanism, &self.inputs, &mut self.workspace, y)
+        let n = self.mechanism.len();
+        let mut yp =
+            consistent_derivatives(&self.mechanism, &self.inputs, &mut self.workspace, &y[..n])?;
+        yp.resize(y.len(), 0.0);
+        Ok(yp)
     }
 }
+
+/// A mechanism whose every joint is prescribed has no states, but the integrator needs at
+/// least one: such a simulation integrates one constant (ẋ = 0) beside it.
+const PADDING: usize = 1;
 
 impl DaeSystem for MechanismDae {
     fn residual(
@@ -145,14 +154,18 @@ impl DaeSystem for MechanismDae {
         res: &mut [f64],
     ) -> Result<(), CallbackError> {
         self.apply_inputs(t);
+        let n = self.mechanism.len();
         residual(
             &self.mechanism,
             &self.inputs,
             &mut self.workspace,
-            y,
-            yp,
-            res,
+            &y[..n],
+            &yp[..n],
+            &mut res[..n],
         );
+        for (r, p) in res[n..].iter_mut().zip(&yp[n..]) {
+            *r = *p;
+        }
         if res.iter().all(|r| r.is_finite()) {
             Ok(())
         } else {
@@ -255,8 +268,13 @@ impl Simulation {
                 ));
             }
         }
-        let yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
+        let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
             .map_err(SimulationError::Start)?;
+        let mut y0 = y0;
+        if y0.is_empty() {
+            y0.resize(PADDING, 0.0);
+            yp0.resize(PADDING, 0.0);
+        }
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
         let mut ida_options = IdaOptions {
             rtol: tolerance,
@@ -497,12 +515,13 @@ impl Simulation {
         };
         let yp = self.consistent_yp.as_deref().unwrap_or(yp);
         dae.apply_inputs(t);
+        let n = dae.mechanism.len();
         residual(
             &dae.mechanism,
             &dae.inputs,
             &mut dae.workspace,
-            y,
-            yp,
+            &y[..n],
+            &yp[..n],
             &mut dae.scratch,
         );
     }

@@ -147,8 +147,6 @@ def test_libcosim_agrees_with_the_fmpy_master(example, exact):
 # `fmu3d check` panic in fmu_runtime::dynamics::initial::consistent_derivatives ("Matrix slicing
 # out of bounds", nalgebra LU of a 0x0 system). crank_motion.m3d is such a model. The marker is
 # strict: the test must be unmarked once the model builds.
-@pytest.mark.xfail(strict=True, reason="fmu3d build panics on a model without states "
-                   "(every joint motion-driven)")
 def test_motion_driven_coupling_agrees_with_the_torque_driven_one(tmp_path, fmpy_runs, exact):
     """The drive integrates the motion with its own inertia model (motor + its model of the
     load inertia) and the crank, motion-driven, returns the torque its joint takes."""

@@ -101,7 +101,12 @@ pub fn consistent_derivatives(
         size,
         base[n_q..n_q + n_v].iter().chain(&base_gdd).map(|b| -b),
     );
-    let solution = matrix.lu().solve(&rhs).ok_or(SingularMassMatrix)?;
+    // Without unknowns (every joint prescribed) there is nothing to solve.
+    let solution = if size == 0 {
+        DVector::zeros(0)
+    } else {
+        matrix.lu().solve(&rhs).ok_or(SingularMassMatrix)?
+    };
     if solution.iter().any(|x| !x.is_finite()) {
         return Err(SingularMassMatrix);
     }
