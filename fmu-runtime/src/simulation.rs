@@ -119,7 +119,9 @@ impl MechanismDae {
                 VariableKind::JointPosition(body) => self.inputs.motion[body].q = value,
                 VariableKind::JointSpeed(body) => self.inputs.motion[body].qd = value,
                 VariableKind::JointAcceleration(body) => self.inputs.motion[body].qdd = value,
-                VariableKind::Parameter(_) | VariableKind::Frame { .. } => {}
+                VariableKind::Parameter(_)
+                | VariableKind::Frame { .. }
+                | VariableKind::JointReaction { .. } => {}
             }
         }
     }
@@ -460,6 +462,14 @@ impl Simulation {
                 None => dae.inputs.motion[body].qdd,
             },
             VariableKind::JointForce(body) => dae.workspace.drive[body],
+            VariableKind::JointReaction { joint, component } => crate::dynamics::joint_reaction(
+                &dae.mechanism,
+                &dae.workspace,
+                yp,
+                &self.scene,
+                &self.assembly,
+                joint,
+            )[component],
             VariableKind::Frame {
                 object,
                 quantity,

@@ -6,6 +6,7 @@ mod initial;
 mod kinematics;
 mod loops;
 mod mechanism;
+mod reactions;
 mod residual;
 
 pub use initial::{
@@ -15,6 +16,7 @@ pub use initial::{
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
 pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
+pub use reactions::joint_reaction;
 pub use residual::{quaternion_rate, residual, FlangeInputs, Workspace};
 
 #[cfg(test)]

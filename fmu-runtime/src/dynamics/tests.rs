@@ -44,6 +44,7 @@ fn joint(name: &str, from: &str, to: &str, kind: JointKind) -> JointSpec {
         to: to.into(),
         kind,
         can_collide: false,
+        output_forces: false,
         location: Location::default(),
     }
 }

@@ -110,6 +110,7 @@ struct RawJoint {
     to: ObjRef,
     kind: RawJointKind,
     can_collide: bool,
+    output_forces: bool,
     pos: Pos,
 }
 
@@ -1312,6 +1313,7 @@ impl<'a> Evaluator<'a> {
                 "spring_rest",
                 "damper",
                 "can_collide",
+                "output_forces",
             ],
             "prismatic" => &[
                 "from",
@@ -1326,6 +1328,7 @@ impl<'a> Evaluator<'a> {
                 "spring_rest",
                 "damper",
                 "can_collide",
+                "output_forces",
             ],
             "free" => &[
                 "from",
@@ -1336,7 +1339,7 @@ impl<'a> Evaluator<'a> {
                 "w",
                 "can_collide",
             ],
-            "spherical" => &["from", "to", "can_collide"],
+            "spherical" => &["from", "to", "can_collide", "output_forces"],
             _ => &["from", "to", "position", "rotation"],
         };
         let f = Fields::new(body, allowed, &[], &what)?;
@@ -1344,6 +1347,10 @@ impl<'a> Evaluator<'a> {
         let to = self.obj_ref(f.require("to", d.base.pos)?, scope, "to")?;
         let can_collide = match f.get("can_collide") {
             Some(e) => self.boolean(e, scope, "can_collide")?,
+            None => false,
+        };
+        let output_forces = match f.get("output_forces") {
+            Some(e) => self.boolean(e, scope, "output_forces")?,
             None => false,
         };
         let num_or = |s: &Self, field: &str, k: Kind, default: f64| -> Result<f64, Diag> {
@@ -1469,6 +1476,7 @@ impl<'a> Evaluator<'a> {
             to,
             kind,
             can_collide,
+            output_forces,
             pos: d.base.pos,
         });
         Ok(())
@@ -1879,6 +1887,7 @@ impl<'a> Evaluator<'a> {
                     to,
                     kind,
                     j.can_collide,
+                    j.output_forces,
                     j.pos,
                     j.to.pos,
                     j.from.pos,
@@ -1924,7 +1933,7 @@ impl<'a> Evaluator<'a> {
         // Moving joints.
         let mut to_of: HashMap<String, (String, Pos)> = HashMap::new();
         let mut jointed_roots = HashSet::new();
-        for (name, from, to, kind, can_collide, pos, to_pos, from_pos) in moving {
+        for (name, from, to, kind, can_collide, output_forces, pos, to_pos, from_pos) in moving {
             // A spherical joint only closes loops: it places nothing.
             if matches!(kind, JointKind::Spherical) {
                 joints.push(JointSpec {
@@ -1933,6 +1942,7 @@ impl<'a> Evaluator<'a> {
                     to,
                     kind,
                     can_collide,
+                    output_forces,
                     location: self.location(pos),
                 });
                 continue;
@@ -1967,6 +1977,7 @@ impl<'a> Evaluator<'a> {
                 to,
                 kind,
                 can_collide,
+                output_forces,
                 location: self.location(pos),
             });
         }

@@ -190,6 +190,8 @@ pub struct JointSpec {
     pub kind: JointKind,
     /// May the bodies on either side of the joint collide with each other (default false).
     pub can_collide: bool,
+    /// Report the force and torque the joint transmits as outputs (`NAME.f`, `NAME.t`).
+    pub output_forces: bool,
     pub location: Location,
 }
 
