@@ -112,6 +112,7 @@ struct MechanismDae {
 impl MechanismDae {
     /// Writes the input signals' values at `t` into the flange inputs.
     fn apply_inputs(&mut self, t: f64) {
+        self.inputs.prescribe(&self.mechanism, t);
         for (signal, kind) in &self.signals {
             let value = signal.at(t);
             match *kind {
@@ -210,7 +211,8 @@ impl Simulation {
         let assembly = Assembly::build(&scene)?;
         let variables = VariableTable::new(&scene, &assembly);
         let mut mechanism = Mechanism::new(&scene, &assembly);
-        let inputs = FlangeInputs::new(&mechanism);
+        let mut inputs = FlangeInputs::new(&mechanism);
+        inputs.prescribe(&mechanism, spec.experiment.start_time);
         let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
         let mut workspace = Workspace::new(&mechanism);
         let yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)

@@ -100,6 +100,16 @@ impl VariableTable {
         for (joint, body) in scene.joints.iter().zip(body_of_joint) {
             let Some(body) = body else { continue };
             let name = &joint.spec.name;
+            let prescribed = matches!(
+                &joint.spec.kind,
+                JointKind::Revolute {
+                    motion: Some(_),
+                    ..
+                } | JointKind::Prismatic {
+                    motion: Some(_),
+                    ..
+                }
+            );
             let (symbols, units, start, flange) = match &joint.spec.kind {
                 JointKind::Revolute { phi, w, flange, .. } => (
                     ["phi", "w", "a", "tau"],
@@ -136,7 +146,9 @@ impl VariableTable {
                 VariableKind::JointForce(body),
             ];
             // Which of phi, w, a, tau exist, and as what (design brief, flange modes).
+            // A motion given as an expression of time: everything is known, nothing is an input.
             let roles: [Option<Causality>; 4] = match flange {
+                _ if prescribed => [Some(Causality::Output); 4],
                 FlangeMode::Passive => {
                     [Some(Causality::Output), Some(Causality::Output), None, None]
                 }

@@ -7,6 +7,7 @@ use super::expr::{
 use super::lexer::{Diag, Pos};
 use super::mass;
 use super::materials;
+use super::motion;
 use super::spec::*;
 use super::suggest::did_you_mean;
 use super::syntax::{Block, DeclName, Entry, Ident, ParamDecl, Stmt};
@@ -1314,6 +1315,7 @@ impl<'a> Evaluator<'a> {
                 "damper",
                 "can_collide",
                 "output_forces",
+                "motion",
             ],
             "prismatic" => &[
                 "from",
@@ -1329,6 +1331,7 @@ impl<'a> Evaluator<'a> {
                 "damper",
                 "can_collide",
                 "output_forces",
+                "motion",
             ],
             "free" => &[
                 "from",
@@ -1377,7 +1380,7 @@ impl<'a> Evaluator<'a> {
                     None if revolute => Vector3::z(),
                     None => Vector3::x(),
                 };
-                let flange = match f.get("flange") {
+                let mut flange = match f.get("flange") {
                     Some(e) => match self.word(e, &["passive", "force", "motion"], "flange")? {
                         "force" => FlangeMode::Force,
                         "motion" => FlangeMode::Motion,
@@ -1414,6 +1417,26 @@ impl<'a> Evaluator<'a> {
                         (None, None) => Ok((0.0, false)),
                     }
                 };
+                let motion = match f.get("motion") {
+                    Some(e) => {
+                        let at = f.pos_of("motion").unwrap_or(e.pos);
+                        for field in [q_name, v_name, "flange", "spring", "damper"] {
+                            let guess = format!("{field}_guess");
+                            if let Some(pos) = f.pos_of(field).or(f.pos_of(&guess)) {
+                                return Err(Diag::new(pos, format!("`motion` prescribes how joint `{full}` moves: `{}` cannot be given with it", if f.pos_of(field).is_some() { field } else { &guess })).with_help(Some(format!("remove it; `motion` (line {}) fixes the start values and the drive", at.line))));
+                            }
+                        }
+                        if let Some((kind, text, pos)) = motion::outer_unit(e) {
+                            if kind != k_pos {
+                                return Err(Diag::new(pos, format!("`motion` expects the quantity {}, but `{text}` is a unit of {}", k_pos.name(), kind.name())));
+                            }
+                        }
+                        let function = motion::time_function(e, &self.env(scope))?;
+                        flange = FlangeMode::Motion;
+                        Some(function)
+                    }
+                    None => None,
+                };
                 let (q, q_fixed) = start(self, q_name, k_pos)?;
                 let (v, v_fixed) = start(self, v_name, k_vel)?;
                 let fixed = StartFixed {
@@ -1445,6 +1468,7 @@ impl<'a> Evaluator<'a> {
                         flange,
                         spring,
                         damper,
+                        motion: motion.clone(),
                     }
                 } else {
                     JointKind::Prismatic {
@@ -1455,6 +1479,7 @@ impl<'a> Evaluator<'a> {
                         flange,
                         spring,
                         damper,
+                        motion,
                     }
                 })
             }

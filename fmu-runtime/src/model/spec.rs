@@ -6,6 +6,7 @@
 //! quaternion that maps vectors from the child frame into the parent frame; every name is the full
 //! dotted name the user sees (`bar1.obj2`, `link[3]`).
 
+use super::motion::TimeFunction;
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
 /// A place in a model file, 1-based, for error messages that point at the user's text.
@@ -210,6 +211,9 @@ pub enum JointKind {
         spring: Option<(f64, f64)>,
         /// Linear rotational damper [N.m.s/rad].
         damper: Option<f64>,
+        /// The angle [rad] as a function of time (`motion = ...`); the flange is then `Motion`
+        /// and the angle, speed and acceleration follow the function instead of inputs.
+        motion: Option<TimeFunction>,
     },
     /// Translation by `s` along `axis` (unit vector in `from` coordinates).
     Prismatic {
@@ -224,6 +228,8 @@ pub enum JointKind {
         spring: Option<(f64, f64)>,
         /// Linear damper [N.s/m].
         damper: Option<f64>,
+        /// The position [m] as a function of time (`motion = ...`), as for revolute joints.
+        motion: Option<TimeFunction>,
     },
     /// Six degrees of freedom of `to` relative to `from` (which must be rigidly attached to the
     /// world).
