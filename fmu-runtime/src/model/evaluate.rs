@@ -212,6 +212,10 @@ impl<'b> Fields<'b> {
                     ),
                 );
             }
+            // Several mate connectors may be declared in one object.
+            if n == "mate" {
+                seen.remove(n);
+            }
             if let Some(first) = seen.insert(n, name.pos) {
                 return Err(Diag::new(
                     name.pos,
@@ -937,7 +941,7 @@ impl<'a> Evaluator<'a> {
         let f = Fields::new(
             body,
             &["parent", "position", "rotation", "output"],
-            &["shape", "mass", "visual", "contact"],
+            &["shape", "mass", "visual", "contact", "mate"],
             &what,
         )?;
         let parent = match f.get("parent") {
@@ -990,7 +994,7 @@ impl<'a> Evaluator<'a> {
         let placement = f.pos_of("position").or(f.pos_of("rotation"));
         self.objects.push(RawObject {
             spec: ObjectSpec {
-                name: full,
+                name: full.clone(),
                 parent: None,
                 position,
                 rotation,
@@ -1004,6 +1008,88 @@ impl<'a> Evaluator<'a> {
             parent,
             placement,
             pos: d.base.pos,
+        });
+        for (_, name, b) in f.subs.iter().filter(|(k, _, _)| k.name == "mate") {
+            self.mate(&full, *name, b, scope, d.base.pos)?;
+        }
+        Ok(())
+    }
+
+    /// A mate connector `mate NAME { position; main_axis; normal }` of object `owner`: a frame
+    /// `owner.NAME` rigidly attached to it, with its z axis along `main_axis` and its x axis
+    /// along `normal` (made orthogonal to the main axis; any orthogonal direction when absent).
+    fn mate(
+        &mut self,
+        owner: &str,
+        name: Option<&Ident>,
+        b: &Block,
+        scope: &Scope,
+        at: Pos,
+    ) -> Result<(), Diag> {
+        let Some(name) = name else {
+            return Err(Diag::new(
+                at,
+                "`mate` needs a name: `mate center { main_axis = z }`",
+            ));
+        };
+        let full = format!("{owner}.{}", name.name);
+        self.claim(&full, name.pos, "mate connector")?;
+        let what = format!("mate connector `{full}`");
+        let f = Fields::new(b, &["position", "main_axis", "normal"], &[], &what)?;
+        let position = match f.get("position") {
+            Some(e) => self.vec3(e, scope, Kind::Length, "position")?,
+            None => Vector3::zeros(),
+        };
+        let z = self.axis(f.require("main_axis", name.pos)?, scope, "main_axis")?;
+        let x = match f.get("normal") {
+            Some(e) => {
+                let n = self.axis(e, scope, "normal")?;
+                let x = n - z * n.dot(&z);
+                if x.norm() < 1e-9 {
+                    return Err(Diag::new(
+                        e.pos,
+                        format!(
+                            "{what}: `normal` is parallel to `main_axis`; it must point across it"
+                        ),
+                    ));
+                }
+                x.normalize()
+            }
+            None => {
+                let helper = if z.x.abs() < 0.9 {
+                    Vector3::x()
+                } else {
+                    Vector3::y()
+                };
+                (helper - z * helper.dot(&z)).normalize()
+            }
+        };
+        let y = z.cross(&x);
+        let rotation = UnitQuaternion::from_matrix(&Matrix3::from_columns(&[x, y, z]));
+        let path = owner
+            .strip_prefix(scope.prefix.as_str())
+            .unwrap_or(owner)
+            .to_string();
+        self.objects.push(RawObject {
+            spec: ObjectSpec {
+                name: full,
+                parent: None,
+                position,
+                rotation,
+                shape: None,
+                visual: None,
+                mass: None,
+                contact: None,
+                output: false,
+                location: self.location(name.pos),
+            },
+            parent: Some(ObjRef {
+                path,
+                prefix: scope.prefix.clone(),
+                pos: name.pos,
+            }),
+            placement: Some(name.pos),
+            pos: name.pos,
         });
         Ok(())
     }
