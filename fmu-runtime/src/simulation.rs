@@ -114,6 +114,7 @@ struct MechanismDae {
 impl MechanismDae {
     /// Writes the input signals' values at `t` into the flange inputs.
     fn apply_inputs(&mut self, t: f64) {
+        self.inputs.prescribe(&self.mechanism, t);
         for (signal, kind) in &self.signals {
             let value = signal.at(t);
             match *kind {
@@ -121,7 +122,9 @@ impl MechanismDae {
                 VariableKind::JointPosition(body) => self.inputs.motion[body].q = value,
                 VariableKind::JointSpeed(body) => self.inputs.motion[body].qd = value,
                 VariableKind::JointAcceleration(body) => self.inputs.motion[body].qdd = value,
-                VariableKind::Parameter(_) | VariableKind::Frame { .. } => {}
+                VariableKind::Parameter(_)
+                | VariableKind::Frame { .. }
+                | VariableKind::JointReaction { .. } => {}
             }
         }
     }
@@ -246,7 +249,8 @@ impl Simulation {
         let variables = VariableTable::new(&scene, &assembly);
         let mut mechanism = Mechanism::new(&scene, &assembly);
         mechanism.collisions = CollisionSet::build(&scene, &assembly)?;
-        let inputs = FlangeInputs::new(&mechanism);
+        let mut inputs = FlangeInputs::new(&mechanism);
+        inputs.prescribe(&mechanism, spec.experiment.start_time);
         let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
         let mut workspace = Workspace::new(&mechanism);
         // Pairs that touch at the start are in contact from the start.
@@ -555,6 +559,14 @@ impl Simulation {
                 None => dae.inputs.motion[body].qdd,
             },
             VariableKind::JointForce(body) => dae.workspace.drive[body],
+            VariableKind::JointReaction { joint, component } => crate::dynamics::joint_reaction(
+                &dae.mechanism,
+                &dae.workspace,
+                yp,
+                &self.scene,
+                &self.assembly,
+                joint,
+            )[component],
             VariableKind::Frame {
                 object,
                 quantity,

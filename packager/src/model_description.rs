@@ -87,9 +87,10 @@ pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
             .filter(|(_, v)| v.causality == Causality::Input)
     };
     match table[index].kind {
-        VariableKind::JointAcceleration(_) | VariableKind::JointForce(_) => {
-            inputs().map(|(i, _)| i).collect()
-        }
+        // Reactions depend on accelerations, so on every input.
+        VariableKind::JointAcceleration(_)
+        | VariableKind::JointForce(_)
+        | VariableKind::JointReaction { .. } => inputs().map(|(i, _)| i).collect(),
         VariableKind::Parameter(_)
         | VariableKind::JointPosition(_)
         | VariableKind::JointSpeed(_) => Vec::new(),

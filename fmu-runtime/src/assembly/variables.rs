@@ -47,6 +47,10 @@ pub enum VariableKind {
     JointAcceleration(usize),
     /// The torque (force) the drive applies on the joint's flange.
     JointForce(usize),
+    /// Component 0..=2 of the force, 3..=5 of the torque the joint with this scene index
+    /// transmits (`output_forces`): exerted by the `from` side on the `to` side at the origin of
+    /// `to`, resolved in the `from` frame.
+    JointReaction { joint: usize, component: usize },
     Frame {
         object: ObjectHandle,
         quantity: FrameQuantity,
@@ -96,6 +100,16 @@ impl VariableTable {
         for (joint, body) in scene.joints.iter().zip(body_of_joint) {
             let Some(body) = body else { continue };
             let name = &joint.spec.name;
+            let prescribed = matches!(
+                &joint.spec.kind,
+                JointKind::Revolute {
+                    motion: Some(_),
+                    ..
+                } | JointKind::Prismatic {
+                    motion: Some(_),
+                    ..
+                }
+            );
             let (symbols, units, start, flange) = match &joint.spec.kind {
                 JointKind::Revolute { phi, w, flange, .. } => (
                     ["phi", "w", "a", "tau"],
@@ -132,7 +146,9 @@ impl VariableTable {
                 VariableKind::JointForce(body),
             ];
             // Which of phi, w, a, tau exist, and as what (design brief, flange modes).
+            // A motion given as an expression of time: everything is known, nothing is an input.
             let roles: [Option<Causality>; 4] = match flange {
+                _ if prescribed => [Some(Causality::Output); 4],
                 FlangeMode::Passive => {
                     [Some(Causality::Output), Some(Causality::Output), None, None]
                 }
@@ -159,6 +175,34 @@ impl VariableTable {
                     variability: Variability::Continuous,
                     kind: kinds[i],
                     start: (causality == Causality::Input).then_some(start[i]),
+                });
+            }
+        }
+        for (index, joint) in scene.joints.iter().enumerate() {
+            if !joint.spec.output_forces {
+                continue;
+            }
+            for component in 0..6 {
+                let (symbol, unit, description) = if component < 3 {
+                    (
+                        "f",
+                        "N",
+                        "force the joint exerts on its `to` side, in `from` coordinates",
+                    )
+                } else {
+                    ("t", "N.m", "torque the joint exerts on its `to` side about the origin of `to`, in `from` coordinates")
+                };
+                variables.push(Variable {
+                    name: format!("{}.{symbol}[{}]", joint.spec.name, component % 3 + 1),
+                    description: description.to_string(),
+                    unit: unit.to_string(),
+                    causality: Causality::Output,
+                    variability: Variability::Continuous,
+                    kind: VariableKind::JointReaction {
+                        joint: index,
+                        component,
+                    },
+                    start: None,
                 });
             }
         }

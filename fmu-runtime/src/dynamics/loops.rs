@@ -42,6 +42,8 @@ use nalgebra::Vector3;
 pub struct Cut {
     /// The joint's name as the user wrote it, and where.
     pub name: String,
+    /// Index of the joint in the scene.
+    pub joint: usize,
     pub location: Location,
     pub body_a: usize,
     /// Origin of the `from` frame in body a's frame.
@@ -131,6 +133,7 @@ pub fn constraint_rows(scene: &Scene, cut_joints: &[CutJoint]) -> (Vec<Cut>, Vec
         let spec = &scene.joints[cut.joint.0].spec;
         cuts.push(Cut {
             name: spec.name.clone(),
+            joint: cut.joint.0,
             location: spec.location.clone(),
             body_a: cut.body_a,
             point_a: cut.frame_a.translation.vector,

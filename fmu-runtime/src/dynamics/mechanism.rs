@@ -4,7 +4,7 @@
 
 use super::loops::{constraint_rows, ConstraintRow, Cut};
 use crate::assembly::{Assembly, CollisionSet, JointStates, StateLayout, TreeJointKind};
-use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind, StartFixed};
+use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind, StartFixed, TimeFunction};
 use crate::scene::Scene;
 use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3};
 
@@ -51,6 +51,8 @@ pub struct BodyJoint {
     pub spring: Option<(f64, f64)>,
     pub damper: Option<f64>,
     pub start: JointStart,
+    /// The coordinate as a function of time (`motion = ...`), instead of flange inputs.
+    pub prescribed: Option<TimeFunction>,
 }
 
 /// A rigid body: one super-object.
@@ -106,6 +108,11 @@ impl Mechanism {
             .map(|(index, so)| {
                 let joint = so.joint.as_ref().map(|tree_joint| {
                     let spec = &scene.joints[tree_joint.joint.0].spec;
+                    let prescribed = match &spec.kind {
+                        JointKind::Revolute { motion, .. }
+                        | JointKind::Prismatic { motion, .. } => motion.clone(),
+                        _ => None,
+                    };
                     let (flange, spring, damper, start) = match &spec.kind {
                         JointKind::Revolute {
                             phi,
@@ -184,6 +191,7 @@ impl Mechanism {
                         spring,
                         damper,
                         start,
+                        prescribed,
                     }
                 });
                 let (mass, center, inertia) = match &so.mass {

@@ -7,6 +7,7 @@ mod initial;
 mod kinematics;
 mod loops;
 mod mechanism;
+mod reactions;
 mod residual;
 
 pub use initial::{
@@ -16,6 +17,7 @@ pub use initial::{
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
 pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
+pub use reactions::joint_reaction;
 pub use residual::{kinematics, quaternion_rate, residual, FlangeInputs, Workspace};
 
 #[cfg(test)]

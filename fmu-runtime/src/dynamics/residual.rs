@@ -61,6 +61,20 @@ impl FlangeInputs {
             motion,
         }
     }
+
+    /// Writes the coordinates of joints moved by an expression of time (`motion = ...`) at `t`.
+    pub fn prescribe(&mut self, mechanism: &Mechanism, t: f64) {
+        for (k, body) in mechanism.bodies.iter().enumerate() {
+            if let Some(function) = body.joint.as_ref().and_then(|j| j.prescribed.as_ref()) {
+                let jet = function.jet(t);
+                self.motion[k] = ScalarCoordinates {
+                    q: jet.v,
+                    qd: jet.d,
+                    qdd: jet.dd,
+                };
+            }
+        }
+    }
 }
 
 /// Scratch space of one evaluation, reused between calls; after an evaluation it also holds

@@ -44,6 +44,7 @@ fn joint(name: &str, from: &str, to: &str, kind: JointKind) -> JointSpec {
         to: to.into(),
         kind,
         can_collide: false,
+        output_forces: false,
         location: Location::default(),
     }
 }
@@ -60,6 +61,7 @@ fn revolute(axis: Vector3<f64>, phi: f64, w: f64) -> JointKind {
         flange: FlangeMode::Passive,
         spring: None,
         damper: None,
+        motion: None,
     }
 }
 
@@ -282,6 +284,7 @@ fn prismatic_joint_with_spring() {
                 flange: FlangeMode::Passive,
                 spring: Some((c, x0)),
                 damper: None,
+                motion: None,
             },
         )],
         vec![],

@@ -7,6 +7,7 @@ use super::expr::{
 use super::lexer::{Diag, Pos};
 use super::mass;
 use super::materials;
+use super::motion;
 use super::spec::*;
 use super::suggest::did_you_mean;
 use super::syntax::{Block, DeclName, Entry, Ident, ParamDecl, Stmt};
@@ -110,6 +111,7 @@ struct RawJoint {
     to: ObjRef,
     kind: RawJointKind,
     can_collide: bool,
+    output_forces: bool,
     pos: Pos,
 }
 
@@ -209,6 +211,10 @@ impl<'b> Fields<'b> {
                         }),
                     ),
                 );
+            }
+            // Several mate connectors may be declared in one object.
+            if n == "mate" {
+                seen.remove(n);
             }
             if let Some(first) = seen.insert(n, name.pos) {
                 return Err(Diag::new(
@@ -935,7 +941,7 @@ impl<'a> Evaluator<'a> {
         let f = Fields::new(
             body,
             &["parent", "position", "rotation", "output"],
-            &["shape", "mass", "visual", "contact"],
+            &["shape", "mass", "visual", "contact", "mate"],
             &what,
         )?;
         let parent = match f.get("parent") {
@@ -988,7 +994,7 @@ impl<'a> Evaluator<'a> {
         let placement = f.pos_of("position").or(f.pos_of("rotation"));
         self.objects.push(RawObject {
             spec: ObjectSpec {
-                name: full,
+                name: full.clone(),
                 parent: None,
                 position,
                 rotation,
@@ -1002,6 +1008,88 @@ impl<'a> Evaluator<'a> {
             parent,
             placement,
             pos: d.base.pos,
+        });
+        for (_, name, b) in f.subs.iter().filter(|(k, _, _)| k.name == "mate") {
+            self.mate(&full, *name, b, scope, d.base.pos)?;
+        }
+        Ok(())
+    }
+
+    /// A mate connector `mate NAME { position; main_axis; normal }` of object `owner`: a frame
+    /// `owner.NAME` rigidly attached to it, with its z axis along `main_axis` and its x axis
+    /// along `normal` (made orthogonal to the main axis; any orthogonal direction when absent).
+    fn mate(
+        &mut self,
+        owner: &str,
+        name: Option<&Ident>,
+        b: &Block,
+        scope: &Scope,
+        at: Pos,
+    ) -> Result<(), Diag> {
+        let Some(name) = name else {
+            return Err(Diag::new(
+                at,
+                "`mate` needs a name: `mate center { main_axis = z }`",
+            ));
+        };
+        let full = format!("{owner}.{}", name.name);
+        self.claim(&full, name.pos, "mate connector")?;
+        let what = format!("mate connector `{full}`");
+        let f = Fields::new(b, &["position", "main_axis", "normal"], &[], &what)?;
+        let position = match f.get("position") {
+            Some(e) => self.vec3(e, scope, Kind::Length, "position")?,
+            None => Vector3::zeros(),
+        };
+        let z = self.axis(f.require("main_axis", name.pos)?, scope, "main_axis")?;
+        let x = match f.get("normal") {
+            Some(e) => {
+                let n = self.axis(e, scope, "normal")?;
+                let x = n - z * n.dot(&z);
+                if x.norm() < 1e-9 {
+                    return Err(Diag::new(
+                        e.pos,
+                        format!(
+                            "{what}: `normal` is parallel to `main_axis`; it must point across it"
+                        ),
+                    ));
+                }
+                x.normalize()
+            }
+            None => {
+                let helper = if z.x.abs() < 0.9 {
+                    Vector3::x()
+                } else {
+                    Vector3::y()
+                };
+                (helper - z * helper.dot(&z)).normalize()
+            }
+        };
+        let y = z.cross(&x);
+        let rotation = UnitQuaternion::from_matrix(&Matrix3::from_columns(&[x, y, z]));
+        let path = owner
+            .strip_prefix(scope.prefix.as_str())
+            .unwrap_or(owner)
+            .to_string();
+        self.objects.push(RawObject {
+            spec: ObjectSpec {
+                name: full,
+                parent: None,
+                position,
+                rotation,
+                shape: None,
+                visual: None,
+                mass: None,
+                contact: None,
+                output: false,
+                location: self.location(name.pos),
+            },
+            parent: Some(ObjRef {
+                path,
+                prefix: scope.prefix.clone(),
+                pos: name.pos,
+            }),
+            placement: Some(name.pos),
+            pos: name.pos,
         });
         Ok(())
     }
@@ -1312,6 +1400,8 @@ impl<'a> Evaluator<'a> {
                 "spring_rest",
                 "damper",
                 "can_collide",
+                "output_forces",
+                "motion",
             ],
             "prismatic" => &[
                 "from",
@@ -1326,6 +1416,8 @@ impl<'a> Evaluator<'a> {
                 "spring_rest",
                 "damper",
                 "can_collide",
+                "output_forces",
+                "motion",
             ],
             "free" => &[
                 "from",
@@ -1336,7 +1428,7 @@ impl<'a> Evaluator<'a> {
                 "w",
                 "can_collide",
             ],
-            "spherical" => &["from", "to", "can_collide"],
+            "spherical" => &["from", "to", "can_collide", "output_forces"],
             _ => &["from", "to", "position", "rotation"],
         };
         let f = Fields::new(body, allowed, &[], &what)?;
@@ -1346,6 +1438,10 @@ impl<'a> Evaluator<'a> {
         let can_collide = match f.get("can_collide") {
             Some(e) => self.boolean(e, scope, "can_collide")?,
             None => kind.name == "free",
+        };
+        let output_forces = match f.get("output_forces") {
+            Some(e) => self.boolean(e, scope, "output_forces")?,
+            None => false,
         };
         let num_or = |s: &Self, field: &str, k: Kind, default: f64| -> Result<f64, Diag> {
             match f.get(field) {
@@ -1371,7 +1467,7 @@ impl<'a> Evaluator<'a> {
                     None if revolute => Vector3::z(),
                     None => Vector3::x(),
                 };
-                let flange = match f.get("flange") {
+                let mut flange = match f.get("flange") {
                     Some(e) => match self.word(e, &["passive", "force", "motion"], "flange")? {
                         "force" => FlangeMode::Force,
                         "motion" => FlangeMode::Motion,
@@ -1408,6 +1504,26 @@ impl<'a> Evaluator<'a> {
                         (None, None) => Ok((0.0, false)),
                     }
                 };
+                let motion = match f.get("motion") {
+                    Some(e) => {
+                        let at = f.pos_of("motion").unwrap_or(e.pos);
+                        for field in [q_name, v_name, "flange", "spring", "damper"] {
+                            let guess = format!("{field}_guess");
+                            if let Some(pos) = f.pos_of(field).or(f.pos_of(&guess)) {
+                                return Err(Diag::new(pos, format!("`motion` prescribes how joint `{full}` moves: `{}` cannot be given with it", if f.pos_of(field).is_some() { field } else { &guess })).with_help(Some(format!("remove it; `motion` (line {}) fixes the start values and the drive", at.line))));
+                            }
+                        }
+                        if let Some((kind, text, pos)) = motion::outer_unit(e) {
+                            if kind != k_pos {
+                                return Err(Diag::new(pos, format!("`motion` expects the quantity {}, but `{text}` is a unit of {}", k_pos.name(), kind.name())));
+                            }
+                        }
+                        let function = motion::time_function(e, &self.env(scope))?;
+                        flange = FlangeMode::Motion;
+                        Some(function)
+                    }
+                    None => None,
+                };
                 let (q, q_fixed) = start(self, q_name, k_pos)?;
                 let (v, v_fixed) = start(self, v_name, k_vel)?;
                 let fixed = StartFixed {
@@ -1439,6 +1555,7 @@ impl<'a> Evaluator<'a> {
                         flange,
                         spring,
                         damper,
+                        motion: motion.clone(),
                     }
                 } else {
                     JointKind::Prismatic {
@@ -1449,6 +1566,7 @@ impl<'a> Evaluator<'a> {
                         flange,
                         spring,
                         damper,
+                        motion,
                     }
                 })
             }
@@ -1470,6 +1588,7 @@ impl<'a> Evaluator<'a> {
             to,
             kind,
             can_collide,
+            output_forces,
             pos: d.base.pos,
         });
         Ok(())
@@ -1880,6 +1999,7 @@ impl<'a> Evaluator<'a> {
                     to,
                     kind,
                     j.can_collide,
+                    j.output_forces,
                     j.pos,
                     j.to.pos,
                     j.from.pos,
@@ -1925,7 +2045,7 @@ impl<'a> Evaluator<'a> {
         // Moving joints.
         let mut to_of: HashMap<String, (String, Pos)> = HashMap::new();
         let mut jointed_roots = HashSet::new();
-        for (name, from, to, kind, can_collide, pos, to_pos, from_pos) in moving {
+        for (name, from, to, kind, can_collide, output_forces, pos, to_pos, from_pos) in moving {
             // A spherical joint only closes loops: it places nothing.
             if matches!(kind, JointKind::Spherical) {
                 joints.push(JointSpec {
@@ -1934,6 +2054,7 @@ impl<'a> Evaluator<'a> {
                     to,
                     kind,
                     can_collide,
+                    output_forces,
                     location: self.location(pos),
                 });
                 continue;
@@ -1968,6 +2089,7 @@ impl<'a> Evaluator<'a> {
                 to,
                 kind,
                 can_collide,
+                output_forces,
                 location: self.location(pos),
             });
         }

@@ -6,11 +6,13 @@ mod expr;
 mod lexer;
 pub mod mass;
 pub mod materials;
+pub mod motion;
 pub mod spec;
 mod suggest;
 mod syntax;
 pub mod units;
 
+pub use motion::TimeFunction;
 pub use spec::*;
 
 use std::path::Path;

@@ -6,6 +6,7 @@
 //! quaternion that maps vectors from the child frame into the parent frame; every name is the full
 //! dotted name the user sees (`bar1.obj2`, `link[3]`).
 
+use super::motion::TimeFunction;
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
 /// A place in a model file, 1-based, for error messages that point at the user's text.
@@ -190,6 +191,8 @@ pub struct JointSpec {
     pub kind: JointKind,
     /// May the bodies on either side of the joint collide with each other (default false).
     pub can_collide: bool,
+    /// Report the force and torque the joint transmits as outputs (`NAME.f`, `NAME.t`).
+    pub output_forces: bool,
     pub location: Location,
 }
 
@@ -208,6 +211,9 @@ pub enum JointKind {
         spring: Option<(f64, f64)>,
         /// Linear rotational damper [N.m.s/rad].
         damper: Option<f64>,
+        /// The angle [rad] as a function of time (`motion = ...`); the flange is then `Motion`
+        /// and the angle, speed and acceleration follow the function instead of inputs.
+        motion: Option<TimeFunction>,
     },
     /// Translation by `s` along `axis` (unit vector in `from` coordinates).
     Prismatic {
@@ -222,6 +228,8 @@ pub enum JointKind {
         spring: Option<(f64, f64)>,
         /// Linear damper [N.s/m].
         damper: Option<f64>,
+        /// The position [m] as a function of time (`motion = ...`), as for revolute joints.
+        motion: Option<TimeFunction>,
     },
     /// Six degrees of freedom of `to` relative to `from` (which must be rigidly attached to the
     /// world).

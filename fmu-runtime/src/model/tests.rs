@@ -759,3 +759,61 @@ fn contact_blocks_and_contact_pairs() {
         "mu_r",
     );
 }
+
+#[test]
+fn prescribed_motion_of_time() {
+    let base = "parameters { A = 10 deg }\nobject b { mass { m = 1 kg } }\n";
+    let spec = load(&format!(
+        "{base}joint j revolute {{ from = world; to = b; motion = A*sin(2*pi*t) + (30 deg)*t }}"
+    ));
+    let JointKind::Revolute {
+        motion: Some(f),
+        flange,
+        ..
+    } = &spec.joints[0].kind
+    else {
+        panic!("a prescribed revolute joint")
+    };
+    assert_eq!(*flange, FlangeMode::Motion);
+    let a = 10f64.to_radians();
+    let nu = 2.0 * std::f64::consts::PI;
+    let t = 0.3;
+    let jet = f.jet(t);
+    assert!(close(jet.v, a * (nu * t).sin() + 30f64.to_radians() * t));
+    assert!(close(jet.d, a * nu * (nu * t).cos() + 30f64.to_radians()));
+    assert!(close(jet.dd, -a * nu * nu * (nu * t).sin()));
+    // A changed parameter changes the motion.
+    let changed = load_str_with(
+        &format!("{base}joint j revolute {{ from = world; to = b; motion = A*t }}"),
+        "test.m3d",
+        &[("A".into(), 2.0)],
+    )
+    .unwrap();
+    let JointKind::Revolute {
+        motion: Some(f), ..
+    } = &changed.joints[0].kind
+    else {
+        panic!()
+    };
+    assert!(close(f.jet(3.0).v, 6.0) && close(f.jet(3.0).d, 2.0));
+    for (joint, message) in [
+        (
+            "motion = floor(t)",
+            "`floor` of the time cannot be used in a motion",
+        ),
+        ("motion = t; phi = 1", "`phi` cannot be given with it"),
+        (
+            "motion = t; flange = force",
+            "`flange` cannot be given with it",
+        ),
+        ("motion = 2*t m", "`motion` expects the quantity angle"),
+    ] {
+        let e = load_str(
+            &format!("{base}joint j revolute {{ from = world; to = b; {joint} }}"),
+            "test.m3d",
+        )
+        .expect_err(joint);
+        assert!(e.message.contains(message), "{joint}: {}", e.message);
+        assert_eq!(e.location.line, 3, "{joint}");
+    }
+}
