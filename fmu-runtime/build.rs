@@ -5,5 +5,12 @@ fn main() {
     // destructors registered by the Rust runtime would then run code that is gone; `nodelete`
     // keeps the library mapped until the process ends.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
+    // Our own hypot (hidden): libm's carries the symbol version GLIBC_2.35 (see csrc/hypot.c).
+    cc::Build::new()
+        .file("csrc/hypot.c")
+        .flag("-fno-builtin")
+        .warnings(true)
+        .compile("fmu3d_hypot");
+    println!("cargo:rerun-if-changed=csrc/hypot.c");
     println!("cargo:rerun-if-changed=build.rs");
 }

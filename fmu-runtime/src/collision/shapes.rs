@@ -132,7 +132,7 @@ impl Shape {
                 // The inner parallel body of a cone at distance r is a similar cone: the base
                 // moves up by r, the apex down by r / sin(half angle).
                 let radius = 0.5 * d;
-                let sin_half_angle = radius / radius.hypot(l);
+                let sin_half_angle = radius / norm2(radius, l);
                 let base = r;
                 let apex = l - r / sin_half_angle;
                 let core_radius = (apex - base) * radius / l;
@@ -167,8 +167,8 @@ impl Shape {
             Core::Cylinder {
                 radius,
                 half_length,
-            } => radius.hypot(half_length),
-            Core::Cone { radius, base, apex } => radius.hypot(base).max(apex.abs()),
+            } => norm2(radius, half_length),
+            Core::Cone { radius, base, apex } => norm2(radius, base).max(apex.abs()),
             Core::Ellipsoid { semi_axes } => semi_axes.max(),
         };
         Ok(Shape {
@@ -310,12 +310,18 @@ fn sign(x: f64) -> f64 {
 
 /// Support of a disc of `radius` in the xy plane.
 fn disc_support(d: &Vector3<f64>, radius: f64) -> (f64, f64) {
-    let s = d.x.hypot(d.y);
+    let s = norm2(d.x, d.y);
     if s > 0.0 {
         (radius * d.x / s, radius * d.y / s)
     } else {
         (radius, 0.0)
     }
+}
+
+/// √(a² + b²). Not `f64::hypot`: that links glibc's `hypot@GLIBC_2.35`, which would raise the
+/// oldest glibc the FMU runs on (see docs/fmi.md); the values here never overflow.
+fn norm2(a: f64, b: f64) -> f64 {
+    (a * a + b * b).sqrt()
 }
 
 #[cfg(test)]
