@@ -17,14 +17,6 @@ fn load(name: &str) -> model::ModelSpec {
     model::load_str_with(&source, &path, &[]).expect("the model loads")
 }
 
-fn index(sim: &Simulation, name: &str) -> usize {
-    sim.variables
-        .variables
-        .iter()
-        .position(|v| v.name == name)
-        .expect("variable")
-}
-
 fn main() {
     println!("| model | tolerance | states | constraints kept / removed | start-up [ms] | wall per simulated s [ms] | IDA steps | residual evals | +for Jacobians | Jacobians | error-test fails |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
@@ -46,11 +38,6 @@ fn main() {
             let start = Instant::now();
             let mut sim = Simulation::new(spec.clone(), options).expect("starts");
             startups.push(start.elapsed().as_secs_f64());
-            if name == "fourbar" {
-                let omega = sim.input(index(&sim, "rev1.w")).expect("input");
-                let phi = index(&sim, "rev1.phi");
-                sim.set_input_derivative(phi, 1, omega).expect("input");
-            }
             let start = Instant::now();
             let mut t = 0.0;
             while t < SIMULATED {
