@@ -4,7 +4,7 @@
 //! and what an FMU instance wraps.
 
 use crate::assembly::{
-    Assembly, Causality, CollisionSet, FrameQuantity, VariableKind, VariableTable,
+    Assembly, Causality, CollisionSet, ContactQuantity, FrameQuantity, VariableKind, VariableTable,
 };
 use crate::dynamics::{
     assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, FlangeInputs,
@@ -124,7 +124,8 @@ impl MechanismDae {
                 VariableKind::JointAcceleration(body) => self.inputs.motion[body].qdd = value,
                 VariableKind::Parameter(_)
                 | VariableKind::Frame { .. }
-                | VariableKind::JointReaction { .. } => {}
+                | VariableKind::JointReaction { .. }
+                | VariableKind::Contact { .. } => {}
             }
         }
     }
@@ -246,9 +247,10 @@ impl Simulation {
     pub fn new(spec: ModelSpec, options: SimulationOptions) -> Result<Simulation, SimulationError> {
         let scene = Scene::from_spec(&spec)?;
         let assembly = Assembly::build(&scene)?;
-        let variables = VariableTable::new(&scene, &assembly);
+        let collisions = CollisionSet::build(&scene, &assembly)?;
+        let variables = VariableTable::new(&scene, &assembly, &collisions);
         let mut mechanism = Mechanism::new(&scene, &assembly);
-        mechanism.collisions = CollisionSet::build(&scene, &assembly)?;
+        mechanism.collisions = collisions;
         let mut inputs = FlangeInputs::new(&mechanism);
         inputs.prescribe(&mechanism, spec.experiment.start_time);
         let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
@@ -567,6 +569,32 @@ impl Simulation {
                 &self.assembly,
                 joint,
             )[component],
+            VariableKind::Contact { report, quantity } => {
+                let pairs = &dae.mechanism.collisions.reports[report].pairs;
+                match quantity {
+                    ContactQuantity::Distance | ContactQuantity::Penetration => {
+                        let distance = pairs
+                            .iter()
+                            .filter_map(|&pair| {
+                                contacts::pair_contact_at(&dae.mechanism, &dae.workspace, pair)
+                            })
+                            .map(|c| c.distance)
+                            .fold(f64::INFINITY, f64::min);
+                        if quantity == ContactQuantity::Distance {
+                            distance
+                        } else {
+                            (-distance).max(0.0)
+                        }
+                    }
+                    ContactQuantity::NormalForce => pairs
+                        .iter()
+                        .filter_map(|&pair| {
+                            contacts::pair_response(&dae.mechanism, &dae.workspace, pair)
+                        })
+                        .map(|(_, response)| response.normal_force)
+                        .sum(),
+                }
+            }
             VariableKind::Frame {
                 object,
                 quantity,

@@ -15,7 +15,9 @@
 //! Direct dependencies of outputs on inputs (`<ModelStructure>`), see [`dependencies`].
 
 use crate::units;
-use fmu_runtime::assembly::{Assembly, Causality, FrameQuantity, Variable, VariableKind};
+use fmu_runtime::assembly::{
+    Assembly, Causality, ContactQuantity, FrameQuantity, Variable, VariableKind,
+};
 use fmu_runtime::fmu::{self, Capabilities, CAPABILITIES, FMI_VERSION, GENERATION_TOOL};
 use fmu_runtime::simulation::Simulation;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
@@ -94,6 +96,16 @@ pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
         VariableKind::Parameter(_)
         | VariableKind::JointPosition(_)
         | VariableKind::JointSpeed(_) => Vec::new(),
+        // A contact depends on the positions of the bodies (its force also on their speeds):
+        // of the inputs, on the prescribed motions.
+        VariableKind::Contact { quantity, .. } => inputs()
+            .filter(|(_, v)| match v.kind {
+                VariableKind::JointPosition(_) => true,
+                VariableKind::JointSpeed(_) => quantity == ContactQuantity::NormalForce,
+                _ => false,
+            })
+            .map(|(i, _)| i)
+            .collect(),
         VariableKind::Frame {
             object, quantity, ..
         } => {

@@ -47,4 +47,16 @@ fn rebound_heights_fall_by_cor_squared() {
         run.simulation.events() >= 2 * checked as u64,
         "contact starts and ends are events"
     );
+    // At rest, the contact output carries the ball's weight: m g with m = ρ·(4/3)π r³ of steel
+    // (7850 kg/m³, the material table's value).
+    let weight = 7850.0 * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3) * 9.81;
+    let f_n = *run.column("impact.f_n").last().expect("samples");
+    let penetration = *run.column("impact.penetration").last().expect("samples");
+    let distance = *run.column("impact.distance").last().expect("samples");
+    eprintln!("bouncing ball at rest: f_n = {f_n:.6} N, m g = {weight:.6} N, penetration {penetration:.3e} m");
+    assert!(
+        (f_n / weight - 1.0).abs() < 1e-3,
+        "f_n = {f_n}, m g = {weight}"
+    );
+    assert!(penetration > 0.0 && (distance + penetration).abs() < 1e-15);
 }

@@ -32,11 +32,19 @@ pub struct CollisionPair {
     pub geometry: ContactGeometry,
 }
 
+/// A contact the model reports as outputs: every collision pair between its two objects.
+#[derive(Debug, Clone)]
+pub struct ContactReport {
+    pub name: String,
+    pub pairs: Vec<usize>,
+}
+
 /// Every collider and every pair that may collide.
 #[derive(Debug, Clone, Default)]
 pub struct CollisionSet {
     pub colliders: Vec<Collider>,
     pub pairs: Vec<CollisionPair>,
+    pub reports: Vec<ContactReport>,
 }
 
 impl CollisionSet {
@@ -108,6 +116,37 @@ impl CollisionSet {
                 });
             }
         }
-        Ok(CollisionSet { colliders, pairs })
+        let mut reports = Vec::new();
+        for (spec, from, to) in &scene.contact_outputs {
+            let between: Vec<usize> = pairs
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| {
+                    let (a, b) = (colliders[p.a].object, colliders[p.b].object);
+                    (a, b) == (*from, *to) || (b, a) == (*from, *to)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if between.is_empty() {
+                return Err(SceneError::new(
+                    &spec.location,
+                    format!(
+                        "contact output `{}`: `{}` and `{}` cannot touch (each needs a `shape` \
+                         and a `contact`, they must not be one rigid body, and a joint between \
+                         them needs `can_collide = true`)",
+                        spec.name, spec.from, spec.to
+                    ),
+                ));
+            }
+            reports.push(ContactReport {
+                name: spec.name.clone(),
+                pairs: between,
+            });
+        }
+        Ok(CollisionSet {
+            colliders,
+            pairs,
+            reports,
+        })
     }
 }

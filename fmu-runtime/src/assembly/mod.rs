@@ -7,10 +7,12 @@ mod state;
 mod super_objects;
 mod variables;
 
-pub use collision::{Collider, CollisionPair, CollisionSet};
+pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport};
 pub use mass::MergedMass;
 pub use state::{JointStates, StateLayout};
 pub use super_objects::{
     Assembly, CutJoint, CutJointKind, Member, SuperObject, TreeJoint, TreeJointKind,
 };
-pub use variables::{Causality, FrameQuantity, Variability, Variable, VariableKind, VariableTable};
+pub use variables::{
+    Causality, ContactQuantity, FrameQuantity, Variability, Variable, VariableKind, VariableTable,
+};

@@ -2,6 +2,7 @@
 //! causality and how to compute it. It is the one list that both the simulation's CSV and the
 //! FMU's modelDescription.xml are made from; a variable's value reference is its index.
 
+use super::collision::CollisionSet;
 use super::super_objects::Assembly;
 use crate::model::{FlangeMode, JointKind};
 use crate::scene::{ObjectHandle, Scene};
@@ -56,6 +57,22 @@ pub enum VariableKind {
         quantity: FrameQuantity,
         component: usize,
     },
+    /// A quantity of the contact `CollisionSet::reports[report]`.
+    Contact {
+        report: usize,
+        quantity: ContactQuantity,
+    },
+}
+
+/// What a contact output reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContactQuantity {
+    /// Signed distance of the two shapes (negative while penetrating) [m].
+    Distance,
+    /// Penetration depth, 0 while apart [m].
+    Penetration,
+    /// Normal contact force, 0 while apart [N].
+    NormalForce,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +94,7 @@ pub struct VariableTable {
 }
 
 impl VariableTable {
-    pub fn new(scene: &Scene, assembly: &Assembly) -> VariableTable {
+    pub fn new(scene: &Scene, assembly: &Assembly, collisions: &CollisionSet) -> VariableTable {
         let mut variables = Vec::new();
         for (index, parameter) in scene.parameters.iter().enumerate() {
             variables.push(Variable {
@@ -236,6 +253,39 @@ impl VariableTable {
                         start: None,
                     });
                 }
+            }
+        }
+        for (report, contact) in collisions.reports.iter().enumerate() {
+            let quantities = [
+                (
+                    ContactQuantity::Distance,
+                    "distance",
+                    "m",
+                    "signed distance of the two shapes (negative while they penetrate)",
+                ),
+                (
+                    ContactQuantity::Penetration,
+                    "penetration",
+                    "m",
+                    "penetration depth (0 while apart)",
+                ),
+                (
+                    ContactQuantity::NormalForce,
+                    "f_n",
+                    "N",
+                    "normal contact force (0 while apart)",
+                ),
+            ];
+            for (quantity, symbol, unit, description) in quantities {
+                variables.push(Variable {
+                    name: format!("{}.{symbol}", contact.name),
+                    description: description.to_string(),
+                    unit: unit.to_string(),
+                    causality: Causality::Output,
+                    variability: Variability::Continuous,
+                    kind: VariableKind::Contact { report, quantity },
+                    start: None,
+                });
             }
         }
         VariableTable { variables }

@@ -50,6 +50,12 @@ fn relative_velocity(
     (vb - va, mb.w - ma.w)
 }
 
+/// The narrow-phase result of pair `index` at the workspace's kinematics (for outputs).
+pub fn pair_contact_at(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<Contact> {
+    let set = &mechanism.collisions;
+    pair_contact(set, &set.pairs[index], &ws.motion)
+}
+
 /// The signed distance of every pair (zero-crossing functions). Shapes whose bounding spheres
 /// are far apart get the distance of those spheres instead of the narrow phase: positive,
 /// continuous enough for root finding, and cheap.

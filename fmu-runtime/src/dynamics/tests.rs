@@ -78,6 +78,7 @@ fn spec(objects: Vec<ObjectSpec>, joints: Vec<JointSpec>, forces: Vec<ForceSpec>
         joints,
         forces,
         contact_pairs: vec![],
+        contact_outputs: vec![],
     }
 }
 

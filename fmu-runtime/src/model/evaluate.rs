@@ -39,6 +39,7 @@ pub fn evaluate(
         joints: Vec::new(),
         forces: Vec::new(),
         contact_pairs: Vec::new(),
+        raw_contact_outputs: Vec::new(),
         model: None,
         gravity: None,
         experiment: None,
@@ -141,6 +142,7 @@ struct Evaluator<'a> {
     joints: Vec<RawJoint>,
     forces: Vec<RawForce>,
     contact_pairs: Vec<ContactPairSpec>,
+    raw_contact_outputs: Vec<(String, ObjRef, ObjRef, Pos)>,
     model: Option<(String, Option<String>, Pos)>,
     gravity: Option<(GravitySpec, Pos)>,
     experiment: Option<(ExperimentSpec, Pos)>,
@@ -432,6 +434,20 @@ impl<'a> Evaluator<'a> {
             Stmt::Force {
                 name, kind, body, ..
             } => self.force(name, kind, body, scope)?,
+            Stmt::ContactOutput { name, body, .. } => {
+                let full = format!("{}{}", scope.prefix, self.decl_name(name, scope)?);
+                self.claim(&full, name.base.pos, "contact output")?;
+                let f = Fields::new(
+                    body,
+                    &["from", "to"],
+                    &[],
+                    &format!("contact output `{full}`"),
+                )?;
+                let from = self.obj_ref(f.require("from", name.base.pos)?, scope, "from")?;
+                let to = self.obj_ref(f.require("to", name.base.pos)?, scope, "to")?;
+                self.raw_contact_outputs
+                    .push((full, from, to, name.base.pos));
+            }
             Stmt::ContactPair {
                 materials,
                 body,
@@ -2124,6 +2140,15 @@ impl<'a> Evaluator<'a> {
                 location: self.location(f.pos),
             });
         }
+        let mut contact_outputs = Vec::new();
+        for (name, from, to, pos) in &self.raw_contact_outputs {
+            contact_outputs.push(ContactOutputSpec {
+                name: name.clone(),
+                from: self.resolve(from, &index)?,
+                to: self.resolve(to, &index)?,
+                location: self.location(*pos),
+            });
+        }
         // Structural parameters and what they are computed from.
         let mut stack = std::mem::take(&mut self.structural_roots);
         while let Some(i) = stack.pop() {
@@ -2155,6 +2180,7 @@ impl<'a> Evaluator<'a> {
             joints,
             forces,
             contact_pairs: self.contact_pairs,
+            contact_outputs,
         })
     }
 }

@@ -45,6 +45,18 @@ pub struct ModelSpec {
     /// Contact-pair materials given in the model file; they override or extend the shipped
     /// table (coefficient of restitution and friction per pair of solid materials).
     pub contact_pairs: Vec<ContactPairSpec>,
+    /// Contacts whose distance, penetration and normal force are reported as outputs.
+    pub contact_outputs: Vec<ContactOutputSpec>,
+}
+
+/// A pair of colliding objects whose contact is reported (`NAME.distance`, `NAME.penetration`,
+/// `NAME.f_n`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactOutputSpec {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub location: Location,
 }
 
 /// The name of the implicit root object that every tree hangs from.

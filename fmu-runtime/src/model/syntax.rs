@@ -97,6 +97,11 @@ pub enum Stmt {
         body: Block,
         pos: Pos,
     },
+    ContactOutput {
+        name: DeclName,
+        body: Block,
+        pos: Pos,
+    },
     Assembly {
         name: Ident,
         params: Vec<ParamDecl>,
@@ -128,6 +133,7 @@ pub const STATEMENTS: &[&str] = &[
     "joint",
     "force",
     "contact_pair",
+    "contact_output",
     "assembly",
     "instance",
     "for",
@@ -366,6 +372,14 @@ impl Parser {
                 Ok(Stmt::Force {
                     name,
                     kind,
+                    body: self.block()?,
+                    pos,
+                })
+            }
+            "contact_output" => {
+                let name = self.decl_name("the contact output's name")?;
+                Ok(Stmt::ContactOutput {
+                    name,
                     body: self.block()?,
                     pos,
                 })

@@ -817,3 +817,32 @@ fn prescribed_motion_of_time() {
         assert_eq!(e.location.line, 3, "{joint}");
     }
 }
+
+#[test]
+fn contact_outputs_name_two_objects() {
+    let spec = load(
+        "object a { parent = world; shape sphere { diameter = 1 }; contact { material = steel } }\n\
+         object b { shape sphere { diameter = 1 }; mass { material = steel }; contact { material = steel } }\n\
+         joint j free { from = world; to = b; position = [0, 2, 0] m }\n\
+         contact_output touch { from = a; to = b }",
+    );
+    assert_eq!(spec.contact_outputs.len(), 1);
+    let c = &spec.contact_outputs[0];
+    assert_eq!(
+        (c.name.as_str(), c.from.as_str(), c.to.as_str()),
+        ("touch", "a", "b")
+    );
+    let e = fails(
+        "object a { parent = world }\ncontact_output t { from = a; to = bb }",
+        2,
+        35,
+        "bb",
+    );
+    assert!(e.message.contains("unknown object"), "{}", e.message);
+    fails(
+        "object a { parent = world }\ncontact_output t { from = a }",
+        2,
+        16,
+        "`to`",
+    );
+}

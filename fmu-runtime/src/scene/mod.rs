@@ -11,7 +11,10 @@ mod object;
 pub use error::SceneError;
 pub use object::{ForceElement, Joint, JointHandle, Object3D, ObjectHandle};
 
-use crate::model::{ContactPairSpec, ExperimentSpec, GravitySpec, ModelSpec, ParameterSpec, WORLD};
+use crate::model::{
+    ContactOutputSpec, ContactPairSpec, ExperimentSpec, GravitySpec, ModelSpec, ParameterSpec,
+    WORLD,
+};
 use nalgebra::Isometry3;
 use std::collections::HashMap;
 
@@ -29,6 +32,8 @@ pub struct Scene {
     pub forces: Vec<ForceElement>,
     /// Contact-pair materials the model file gives (they override the shipped table).
     pub contact_pairs: Vec<ContactPairSpec>,
+    /// Contacts reported as outputs, with both objects resolved.
+    pub contact_outputs: Vec<(ContactOutputSpec, ObjectHandle, ObjectHandle)>,
     by_name: HashMap<String, ObjectHandle>,
 }
 
@@ -90,6 +95,15 @@ impl Scene {
                 to,
             });
         }
+        let contact_outputs = spec
+            .contact_outputs
+            .iter()
+            .map(|c| {
+                let from = lookup(&c.from, &c.location)?;
+                let to = lookup(&c.to, &c.location)?;
+                Ok((c.clone(), from, to))
+            })
+            .collect::<Result<Vec<_>, SceneError>>()?;
         Ok(Scene {
             name: spec.name.clone(),
             description: spec.description.clone(),
@@ -100,6 +114,7 @@ impl Scene {
             joints,
             forces,
             contact_pairs: spec.contact_pairs.clone(),
+            contact_outputs,
             by_name,
         })
     }
