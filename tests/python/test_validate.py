@@ -8,7 +8,7 @@ import fmpy
 import pytest
 from fmpy.validation import validate_fmu
 
-from conftest import MODELS, REPOSITORY as ROOT
+from conftest import MODELS
 
 #: Units a model file may write, with their SI unit and factor (docs/model-format.md, "Units").
 SI = {
