@@ -4,8 +4,10 @@
 //! and what an FMU instance wraps.
 
 use crate::assembly::{
-    Assembly, Causality, CollisionSet, ContactQuantity, FrameQuantity, VariableKind, VariableTable,
+    Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, CutJointKind, FrameQuantity,
+    TreeJointKind, VariableKind, VariableTable,
 };
+use crate::dynamics::BodyMotion;
 use crate::dynamics::{
     assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, FlangeInputs,
     Mechanism, Motion, SingularMassMatrix, Workspace,
@@ -13,7 +15,8 @@ use crate::dynamics::{
 use crate::ida::{CallbackError, DaeSystem, Ida, IdaError, IdaOptions, SolverStats, StepKind};
 use crate::model::{self, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
-use nalgebra::{Rotation3, UnitQuaternion};
+use nalgebra::{Rotation3, UnitQuaternion, Vector3};
+use std::f64::consts::PI;
 use std::path::Path;
 
 /// Anything that stops a simulation from being built or advanced.
@@ -125,7 +128,9 @@ impl MechanismDae {
                 VariableKind::Parameter(_)
                 | VariableKind::Frame { .. }
                 | VariableKind::JointReaction { .. }
-                | VariableKind::Contact { .. } => {}
+                | VariableKind::Contact { .. }
+                | VariableKind::CutJointPosition(_)
+                | VariableKind::CutJointSpeed(_) => {}
             }
         }
     }
@@ -213,6 +218,9 @@ pub struct Simulation {
     consistent_yp: Option<Vec<f64>>,
     /// Contact events located so far.
     events: u64,
+    /// The angle of every revolute cut-joint reported last (the prismatic ones' entries are
+    /// unused): the reference that keeps the angle continuous over turns.
+    cut_angles: Vec<f64>,
 }
 
 /// Everything needed to put a simulation back to an earlier instant, bit for bit.
@@ -224,6 +232,8 @@ pub struct Snapshot {
     pub signals: Vec<InputSignal>,
     /// The contacts' discrete state (approach speed at contact start, per collision pair).
     pub impacts: Vec<Option<f64>>,
+    /// The angle of every cut-joint reported last (see [`Simulation::joint_coordinates`]).
+    pub cut_angles: Vec<f64>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -314,6 +324,15 @@ impl Simulation {
             })
             .collect();
         let scratch = vec![0.0; mechanism.len()];
+        // A cut-joint's angle starts in the turn of its start value (fixed or guessed).
+        let cut_angles = assembly
+            .cut_joints
+            .iter()
+            .map(|cut| match &scene.joints[cut.joint.0].spec.kind {
+                model::JointKind::Revolute { phi, .. } => *phi,
+                _ => 0.0,
+            })
+            .collect();
         let dae = MechanismDae {
             mechanism,
             inputs,
@@ -332,6 +351,7 @@ impl Simulation {
             restarts: 0,
             events: 0,
             consistent_yp: None,
+            cut_angles,
         })
     }
 
@@ -425,6 +445,7 @@ impl Simulation {
             yp: self.ida.yp().to_vec(),
             signals: self.ida.system().signals.iter().map(|(s, _)| *s).collect(),
             impacts: self.ida.system().workspace.impacts.clone(),
+            cut_angles: self.cut_angles.clone(),
         })
     }
 
@@ -435,6 +456,7 @@ impl Simulation {
             || snapshot.yp.len() != snapshot.y.len()
             || snapshot.signals.len() != dae.signals.len()
             || snapshot.impacts.len() != dae.workspace.impacts.len()
+            || snapshot.cut_angles.len() != self.cut_angles.len()
             || snapshot
                 .signals
                 .iter()
@@ -449,6 +471,7 @@ impl Simulation {
             *signal = *saved;
         }
         dae.workspace.impacts.clone_from(&snapshot.impacts);
+        self.cut_angles.clone_from(&snapshot.cut_angles);
         self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
         self.restart_pending = false;
         self.restarts += 1;
@@ -530,13 +553,61 @@ impl Simulation {
             &yp[..n],
             &mut dae.scratch,
         );
+        // Revolute cut-joints: the angle in (−π, π] continued from the last one reported.
+        for (index, cut) in self.assembly.cut_joints.iter().enumerate() {
+            if let CutJointKind::Revolute { .. } = cut.kind {
+                let reference = self.cut_angles[index];
+                let angle = cut_joint_coordinates(cut, &dae.workspace.motion)[0];
+                self.cut_angles[index] =
+                    reference + (angle - reference + PI).rem_euclid(2.0 * PI) - PI;
+            }
+        }
+    }
+
+    /// Coordinate, speed and acceleration of the revolute or prismatic joint named `name`,
+    /// whether it is a joint of the spanning tree or a cut-joint; `None` for other joints and
+    /// unknown names.
+    pub fn joint_coordinates(&mut self, name: &str) -> Option<[f64; 3]> {
+        let joint = self.scene.joints.iter().position(|j| j.spec.name == name)?;
+        self.refresh_workspace();
+        if let Some(index) = self
+            .assembly
+            .cut_joints
+            .iter()
+            .position(|c| c.joint.0 == joint)
+        {
+            let cut = &self.assembly.cut_joints[index];
+            let mut values = cut_joint_coordinates(cut, &self.ida.system().workspace.motion);
+            match cut.kind {
+                CutJointKind::Revolute { .. } => values[0] = self.cut_angles[index],
+                CutJointKind::Prismatic { .. } => {}
+                CutJointKind::Spherical => return None,
+            }
+            return Some(values);
+        }
+        let body = self.assembly.super_objects.iter().position(|s| {
+            s.joint
+                .as_ref()
+                .is_some_and(|j| j.joint.0 == joint && !matches!(j.kind, TreeJointKind::Free))
+        })?;
+        Some(
+            [
+                VariableKind::JointPosition(body),
+                VariableKind::JointSpeed(body),
+                VariableKind::JointAcceleration(body),
+            ]
+            .map(|kind| self.evaluate_kind(kind)),
+        )
     }
 
     fn evaluate(&self, index: usize) -> f64 {
+        self.evaluate_kind(self.variables.variables[index].kind)
+    }
+
+    fn evaluate_kind(&self, kind: VariableKind) -> f64 {
         let dae = self.ida.system();
         let y = self.ida.y();
         let yp = self.consistent_yp.as_deref().unwrap_or(self.ida.yp());
-        let variable = &self.variables.variables[index];
         let scalar_states = |body: usize| {
             dae.mechanism.bodies[body]
                 .joint
@@ -546,8 +617,18 @@ impl Simulation {
                     _ => j.states,
                 })
         };
-        match variable.kind {
+        match kind {
             VariableKind::Parameter(i) => self.scene.parameters[i].value,
+            VariableKind::CutJointPosition(index) => {
+                let cut = &self.assembly.cut_joints[index];
+                match cut.kind {
+                    CutJointKind::Revolute { .. } => self.cut_angles[index],
+                    _ => cut_joint_coordinates(cut, &dae.workspace.motion)[0],
+                }
+            }
+            VariableKind::CutJointSpeed(index) => {
+                cut_joint_coordinates(&self.assembly.cut_joints[index], &dae.workspace.motion)[1]
+            }
             VariableKind::JointPosition(body) => match scalar_states(body) {
                 Some(s) => y[s.q],
                 None => dae.inputs.motion[body].q,
@@ -681,6 +762,61 @@ impl Simulation {
                 Some(name) => SimulationError::Usage(format!("`{name}` is not an input")),
                 None => SimulationError::Usage(format!("there is no variable with index {index}")),
             })
+    }
+}
+
+/// Coordinate, speed and acceleration of a revolute or prismatic cut-joint from the world
+/// motion of its two frames: the `to` frame (b) relative to the `from` frame (a), along the axis
+/// n fixed in a. Revolute: the angle of the relative rotation about n in (−π, π], and the
+/// component along n of the relative angular velocity R_aᵀ(ω_b − ω_a) and of its time
+/// derivative. Prismatic: (p_b − p_a)·n and its first two time derivatives. Zeros for a
+/// spherical joint.
+pub fn cut_joint_coordinates(cut: &CutJoint, motion: &[BodyMotion]) -> [f64; 3] {
+    let (a, b) = (&motion[cut.body_a], &motion[cut.body_b]);
+    let frame_rotation = |body: &BodyMotion, pose: &nalgebra::Isometry3<f64>| {
+        body.rotation * pose.rotation.to_rotation_matrix().matrix()
+    };
+    let (rotation_a, rotation_b) = (
+        frame_rotation(a, &cut.frame_a),
+        frame_rotation(b, &cut.frame_b),
+    );
+    match &cut.kind {
+        CutJointKind::Revolute { axis } => {
+            let n = rotation_a * axis;
+            // A unit vector normal to the axis, in a, and where b's rotation takes it.
+            let helper = if axis.x.abs() < 0.9 {
+                Vector3::x()
+            } else {
+                Vector3::y()
+            };
+            let e = (helper - axis * axis.dot(&helper)).normalize();
+            let relative = rotation_a.transpose() * rotation_b * e;
+            let angle = axis.dot(&e.cross(&relative)).atan2(e.dot(&relative));
+            let w = b.w - a.w;
+            let alpha = b.alpha - a.alpha - a.w.cross(&w);
+            [angle, n.dot(&w), n.dot(&alpha)]
+        }
+        CutJointKind::Prismatic { axis } => {
+            let n = rotation_a * axis;
+            let nd = a.w.cross(&n);
+            let ndd = a.alpha.cross(&n) + a.w.cross(&nd);
+            let (arm_a, arm_b) = (
+                a.rotation * cut.frame_a.translation.vector,
+                b.rotation * cut.frame_b.translation.vector,
+            );
+            let d = b.r + arm_b - a.r - arm_a;
+            let dd = b.v + b.w.cross(&arm_b) - a.v - a.w.cross(&arm_a);
+            let point_acceleration = |m: &BodyMotion, arm: &Vector3<f64>| {
+                m.a + m.alpha.cross(arm) + m.w.cross(&m.w.cross(arm))
+            };
+            let ddd = point_acceleration(b, &arm_b) - point_acceleration(a, &arm_a);
+            [
+                d.dot(&n),
+                dd.dot(&n) + d.dot(&nd),
+                ddd.dot(&n) + 2.0 * dd.dot(&nd) + d.dot(&ndd),
+            ]
+        }
+        CutJointKind::Spherical => [0.0; 3],
     }
 }
 

@@ -106,6 +106,21 @@ pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
             })
             .map(|(i, _)| i)
             .collect(),
+        // A cut-joint's coordinates follow from the motion of its two frames.
+        VariableKind::CutJointPosition(cut) | VariableKind::CutJointSpeed(cut) => {
+            let cut_joint = &sim.assembly.cut_joints[cut];
+            let mut path = bodies_to_world(&sim.assembly, cut_joint.body_a);
+            path.extend(bodies_to_world(&sim.assembly, cut_joint.body_b));
+            let with_speed = matches!(table[index].kind, VariableKind::CutJointSpeed(_));
+            inputs()
+                .filter(|(_, v)| match v.kind {
+                    VariableKind::JointPosition(body) => path.contains(&body),
+                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
+                    _ => false,
+                })
+                .map(|(i, _)| i)
+                .collect()
+        }
         VariableKind::Frame {
             object, quantity, ..
         } => {

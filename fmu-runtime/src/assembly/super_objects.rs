@@ -15,7 +15,7 @@
 //! no coordinates and is always cut, whichever order the search meets it in.
 
 use super::mass::MergedMass;
-use crate::model::JointKind;
+use crate::model::{FlangeMode, JointKind};
 use crate::scene::{JointHandle, ObjectHandle, Scene, SceneError};
 use nalgebra::{Isometry3, Vector3};
 
@@ -338,6 +338,39 @@ fn cut_joint(
             ))
         }
     };
+    let driven = match &joint.spec.kind {
+        JointKind::Revolute {
+            flange,
+            spring,
+            damper,
+            motion,
+            ..
+        }
+        | JointKind::Prismatic {
+            flange,
+            spring,
+            damper,
+            motion,
+            ..
+        } => {
+            *flange != FlangeMode::Passive
+                || spring.is_some()
+                || damper.is_some()
+                || motion.is_some()
+        }
+        JointKind::Spherical | JointKind::Free { .. } => false,
+    };
+    if driven {
+        return Err(SceneError::new(
+            &joint.spec.location,
+            format!(
+                "joint `{name}` closes a kinematic loop and has a drive, spring or damper, which a \
+                 joint closing a loop cannot have yet: reorder the joints so that another joint \
+                 of the loop closes it (`fmu3d check` lists them), or remove its `flange`, \
+                 `motion`, `spring` and `damper` fields"
+            ),
+        ));
+    }
     if body_a == body_b {
         return Err(SceneError::new(
             &joint.spec.location,

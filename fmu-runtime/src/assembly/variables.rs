@@ -48,6 +48,11 @@ pub enum VariableKind {
     JointAcceleration(usize),
     /// The torque (force) the drive applies on the joint's flange.
     JointForce(usize),
+    /// Joint coordinate of the cut-joint with this index in [`Assembly::cut_joints`], computed
+    /// from the world motion of its two frames (a revolute joint's angle continuous over turns).
+    CutJointPosition(usize),
+    /// Its first derivative.
+    CutJointSpeed(usize),
     /// Component 0..=2 of the force, 3..=5 of the torque the joint with this scene index
     /// transmits (`output_forces`): exerted by the `from` side on the `to` side at the origin of
     /// `to`, resolved in the `from` frame.
@@ -73,6 +78,15 @@ pub enum ContactQuantity {
     Penetration,
     /// Normal contact force, 0 while apart [N].
     NormalForce,
+}
+
+/// Where a revolute or prismatic joint's coordinates come from.
+#[derive(Debug, Clone, Copy)]
+enum JointCoordinates {
+    /// The joint of the super-object with this index.
+    Tree(usize),
+    /// The cut-joint with this index.
+    Cut(usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -108,14 +122,19 @@ impl VariableTable {
             });
         }
         // Joints in the order the user declared them.
-        let mut body_of_joint = vec![None; scene.joints.len()];
+        let mut coordinates_of_joint = vec![None; scene.joints.len()];
         for (body, so) in assembly.super_objects.iter().enumerate() {
             if let Some(tree_joint) = &so.joint {
-                body_of_joint[tree_joint.joint.0] = Some(body);
+                coordinates_of_joint[tree_joint.joint.0] = Some(JointCoordinates::Tree(body));
             }
         }
-        for (joint, body) in scene.joints.iter().zip(body_of_joint) {
-            let Some(body) = body else { continue };
+        for (index, cut) in assembly.cut_joints.iter().enumerate() {
+            coordinates_of_joint[cut.joint.0] = Some(JointCoordinates::Cut(index));
+        }
+        for (joint, coordinates) in scene.joints.iter().zip(coordinates_of_joint) {
+            let Some(coordinates) = coordinates else {
+                continue;
+            };
             let name = &joint.spec.name;
             let prescribed = matches!(
                 &joint.spec.kind,
@@ -156,12 +175,22 @@ impl VariableTable {
                     "force the drive applies to the joint's flange",
                 ],
             };
-            let kinds = [
-                VariableKind::JointPosition(body),
-                VariableKind::JointSpeed(body),
-                VariableKind::JointAcceleration(body),
-                VariableKind::JointForce(body),
-            ];
+            // A cut-joint is passive (checked when the assembly is built): its angle and speed
+            // are outputs, like those of a passive joint of the spanning tree.
+            let kinds = match coordinates {
+                JointCoordinates::Tree(body) => [
+                    Some(VariableKind::JointPosition(body)),
+                    Some(VariableKind::JointSpeed(body)),
+                    Some(VariableKind::JointAcceleration(body)),
+                    Some(VariableKind::JointForce(body)),
+                ],
+                JointCoordinates::Cut(cut) => [
+                    Some(VariableKind::CutJointPosition(cut)),
+                    Some(VariableKind::CutJointSpeed(cut)),
+                    None,
+                    None,
+                ],
+            };
             // Which of phi, w, a, tau exist, and as what (design brief, flange modes).
             // A motion given as an expression of time: everything is known, nothing is an input.
             let roles: [Option<Causality>; 4] = match flange {
@@ -183,14 +212,16 @@ impl VariableTable {
                 ],
             };
             for i in 0..4 {
-                let Some(causality) = roles[i] else { continue };
+                let (Some(causality), Some(kind)) = (roles[i], kinds[i]) else {
+                    continue;
+                };
                 variables.push(Variable {
                     name: format!("{name}.{}", symbols[i]),
                     description: descriptions[i].to_string(),
                     unit: units[i].to_string(),
                     causality,
                     variability: Variability::Continuous,
-                    kind: kinds[i],
+                    kind,
                     start: (causality == Causality::Input).then_some(start[i]),
                 });
             }

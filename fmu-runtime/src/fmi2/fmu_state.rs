@@ -113,6 +113,7 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
             for impact in &snapshot.impacts {
                 out.option(*impact);
             }
+            out.floats(&snapshot.cut_angles);
         }
     }
     out.0
@@ -170,12 +171,14 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
             for _ in 0..count {
                 impacts.push(r.option().ok_or_else(broken)?);
             }
+            let cut_angles = r.floats().ok_or_else(broken)?;
             Some(Snapshot {
                 t,
                 y,
                 yp,
                 signals,
                 impacts,
+                cut_angles,
             })
         }
         _ => return Err(broken()),
@@ -291,6 +294,7 @@ mod tests {
                         jumped: true,
                     }],
                     impacts: vec![None, Some(0.25)],
+                    cut_angles: vec![7.5],
                 }),
             },
         )
