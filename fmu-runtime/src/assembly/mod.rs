@@ -7,7 +7,7 @@ mod state;
 mod super_objects;
 mod variables;
 
-pub use collision::{Collider, CollisionPair, CollisionSet};
+pub use collision::{Collider, CollisionPair, CollisionSet, Role};
 pub use mass::MergedMass;
 pub use state::{JointStates, StateLayout};
 pub use super_objects::{
