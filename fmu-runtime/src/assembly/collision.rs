@@ -2,13 +2,26 @@
 //! the pairs of them that may touch. The two pair-removal rules apply here, once: shapes on one
 //! rigid body never collide, and bodies connected by a joint do not collide unless the joint
 //! says `can_collide = true`.
+//!
+//! Vertex spheres (Modia3D's remedy for a box resting on a face): every box collider gets eight
+//! extra sphere colliders on the same body, centred at the vertices of its core box (the centres
+//! of the rounded box's corner spheres) with the box's margin as radius, so a box lying on
+//! another box touches it with up to four point contacts instead of one contact that jumps
+//! between corners. To count no contact twice, a pair is kept by [`Role::collides`]:
+//!
+//! - box–box: only through vertex spheres (each box's vertex spheres against the other box);
+//!   the box–box pair itself and vertex-sphere–vertex-sphere pairs are dropped;
+//! - box–any other shape (sphere, capsule, cylinder, cone, ellipsoid): the box pair alone;
+//!   the vertex-sphere pairs with that shape are dropped (the shape may hit the box's face,
+//!   which the vertex spheres would miss).
 
 use super::super_objects::Assembly;
 use crate::collision::response::ContactGeometry;
-use crate::collision::{ContactMaterials, ContactPairMaterial, Shape};
+use crate::collision::{ContactMaterials, ContactPairMaterial, Core, Shape};
 use crate::model::materials::{self, SolidMaterial};
+use crate::model::ShapeSpec;
 use crate::scene::{ObjectHandle, Scene, SceneError};
-use nalgebra::Isometry3;
+use nalgebra::{Isometry3, Translation3, Vector3};
 
 /// A colliding shape on a body.
 #[derive(Debug, Clone)]
@@ -20,6 +33,32 @@ pub struct Collider {
     pub pose: Isometry3<f64>,
     pub shape: Shape,
     pub solid: &'static SolidMaterial,
+    /// What the collider is for the pair rules.
+    pub role: Role,
+}
+
+/// The kind of a collider, for the rules that keep a contact from being counted twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A box: it has vertex spheres.
+    Box,
+    /// A vertex sphere of the box collider with this index.
+    Vertex(usize),
+    /// Any other shape.
+    Other,
+}
+
+impl Role {
+    /// Whether a pair of colliders with these roles collides (see the module documentation).
+    pub fn collides(self, other: Role) -> bool {
+        use Role::*;
+        match (self, other) {
+            (Box, Box) | (Vertex(_), Vertex(_)) => false,
+            (Vertex(_), Box) | (Box, Vertex(_)) => true,
+            (Vertex(_), Other) | (Other, Vertex(_)) => false,
+            (Box, Other) | (Other, Box) | (Other, Other) => true,
+        }
+    }
 }
 
 /// Two colliders that may touch, with what their contact law needs.
@@ -73,13 +112,41 @@ impl CollisionSet {
                 )
             })?;
             let (body, pose) = assembly.placement[index];
+            let vertices = match *shape.core() {
+                Core::Box { half_extents } => Some((half_extents, shape.margin())),
+                _ => None,
+            };
+            let owner = colliders.len();
             colliders.push(Collider {
                 object: ObjectHandle(index),
                 body,
                 pose,
                 shape,
                 solid,
+                role: if vertices.is_some() {
+                    Role::Box
+                } else {
+                    Role::Other
+                },
             });
+            if let Some((half, margin)) = vertices {
+                let sphere = Shape::new(&ShapeSpec::Sphere {
+                    diameter: 2.0 * margin,
+                })
+                .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+                for k in 0..8 {
+                    let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                    let corner = Vector3::new(sign(1) * half.x, sign(2) * half.y, sign(4) * half.z);
+                    colliders.push(Collider {
+                        object: ObjectHandle(index),
+                        body,
+                        pose: pose * Translation3::from(corner),
+                        shape: sphere.clone(),
+                        solid,
+                        role: Role::Vertex(owner),
+                    });
+                }
+            }
         }
         let excluded = |i: usize, j: usize| {
             let so = &assembly.super_objects;
@@ -89,7 +156,7 @@ impl CollisionSet {
         for a in 0..colliders.len() {
             for b in a + 1..colliders.len() {
                 let (ca, cb) = (&colliders[a], &colliders[b]);
-                if excluded(ca.body, cb.body) {
+                if excluded(ca.body, cb.body) || !ca.role.collides(cb.role) {
                     continue;
                 }
                 let material = *table.get(ca.solid.name, cb.solid.name).map_err(|_| {
@@ -148,5 +215,29 @@ impl CollisionSet {
             pairs,
             reports,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Role::{self, *};
+
+    #[test]
+    fn vertex_spheres_replace_box_box_pairs_only() {
+        let roles = [Box, Vertex(0), Other];
+        let expected = [
+            // Box with: box, vertex sphere, other shape.
+            [false, true, true],
+            // Vertex sphere with: box, vertex sphere, other shape.
+            [true, false, false],
+            // Other shape with: box, vertex sphere, other shape.
+            [true, false, true],
+        ];
+        for (i, a) in roles.iter().enumerate() {
+            for (j, b) in roles.iter().enumerate() {
+                assert_eq!(a.collides(*b), expected[i][j], "{a:?} with {b:?}");
+            }
+        }
+        assert!(Role::Vertex(3).collides(Role::Box));
     }
 }

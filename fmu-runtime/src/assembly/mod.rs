@@ -7,7 +7,7 @@ mod state;
 mod super_objects;
 mod variables;
 
-pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport};
+pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Role};
 pub use mass::MergedMass;
 pub use state::{JointStates, StateLayout};
 pub use super_objects::{
