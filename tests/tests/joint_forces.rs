@@ -68,13 +68,13 @@ fn forces_of_a_propped_beam_follow_its_free_body_diagrams() {
     for t in [0.0, 0.25, 0.5] {
         sim.advance_to(t).expect("the integrator reaches the time");
         for (joint, force) in &expected {
-            let f = vector(&mut sim, &format!("{joint}.f"));
-            let torque = vector(&mut sim, &format!("{joint}.t"));
+            let f = vector(&mut sim, &format!("{joint}.f_reaction"));
+            let torque = vector(&mut sim, &format!("{joint}.t_reaction"));
             for i in 0..3 {
                 worst = worst.max((f[i] - force[i]).abs()).max(torque[i].abs());
             }
         }
-        let r = vector(&mut sim, "hinge.f");
+        let r = vector(&mut sim, "hinge.f_reaction");
         assert!(r.iter().all(|x| x.is_finite()));
     }
     eprintln!("propped beam: cut-joint `{cut}`, largest force/torque error {worst:.2e} N (N.m)");

@@ -233,12 +233,12 @@ impl VariableTable {
             for component in 0..6 {
                 let (symbol, unit, description) = if component < 3 {
                     (
-                        "f",
+                        "f_reaction",
                         "N",
                         "force the joint exerts on its `to` side, in `from` coordinates",
                     )
                 } else {
-                    ("t", "N.m", "torque the joint exerts on its `to` side about the origin of `to`, in `from` coordinates")
+                    ("t_reaction", "N.m", "torque the joint exerts on its `to` side about the origin of `to`, in `from` coordinates")
                 };
                 variables.push(Variable {
                     name: format!("{}.{symbol}[{}]", joint.spec.name, component % 3 + 1),
