@@ -950,6 +950,28 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// The full name of a declaration `KEYWORD NAME KIND { ... }`: the kind must be one of
+    /// `kinds` (else an error with a suggestion), and the name is claimed.
+    fn declare_kind(
+        &mut self,
+        d: &DeclName,
+        kind: &Ident,
+        scope: &Scope,
+        kinds: &[&str],
+        unknown: &str,
+        what: &'static str,
+    ) -> Result<String, Diag> {
+        let full = format!("{}{}", scope.prefix, self.decl_name(d, scope)?);
+        if !kinds.contains(&kind.name.as_str()) {
+            return Err(
+                Diag::new(kind.pos, format!("unknown {unknown} `{}`", kind.name))
+                    .with_help(did_you_mean(&kind.name, kinds.iter().copied())),
+            );
+        }
+        self.claim(&full, d.base.pos, what)?;
+        Ok(full)
+    }
+
     fn object(&mut self, d: &DeclName, body: &Block, scope: &Scope) -> Result<(), Diag> {
         let full = format!("{}{}", scope.prefix, self.decl_name(d, scope)?);
         self.claim(&full, d.base.pos, "object")?;
@@ -1393,14 +1415,7 @@ impl<'a> Evaluator<'a> {
         scope: &Scope,
     ) -> Result<(), Diag> {
         const KINDS: [&str; 5] = ["revolute", "prismatic", "free", "fixed", "spherical"];
-        let full = format!("{}{}", scope.prefix, self.decl_name(d, scope)?);
-        if !KINDS.contains(&kind.name.as_str()) {
-            return Err(
-                Diag::new(kind.pos, format!("unknown joint kind `{}`", kind.name))
-                    .with_help(did_you_mean(&kind.name, KINDS)),
-            );
-        }
-        self.claim(&full, d.base.pos, "joint")?;
+        let full = self.declare_kind(d, kind, scope, &KINDS, "joint kind", "joint")?;
         let what = format!("{} joint `{full}`", kind.name);
         let allowed: &[&str] = match kind.name.as_str() {
             "revolute" => &[
@@ -1618,14 +1633,7 @@ impl<'a> Evaluator<'a> {
         scope: &Scope,
     ) -> Result<(), Diag> {
         const KINDS: [&str; 3] = ["spring", "damper", "spring_damper"];
-        let full = format!("{}{}", scope.prefix, self.decl_name(d, scope)?);
-        if !KINDS.contains(&kind.name.as_str()) {
-            return Err(
-                Diag::new(kind.pos, format!("unknown force element `{}`", kind.name))
-                    .with_help(did_you_mean(&kind.name, KINDS)),
-            );
-        }
-        self.claim(&full, d.base.pos, "force element")?;
+        let full = self.declare_kind(d, kind, scope, &KINDS, "force element", "force element")?;
         let what = format!("{} `{full}`", kind.name);
         let allowed: &[&str] = match kind.name.as_str() {
             "spring" => &["from", "to", "c", "length"],
