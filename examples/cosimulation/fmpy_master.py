@@ -32,12 +32,14 @@ import subprocess
 import sys
 import tempfile
 import time as clock
+from ctypes import CFUNCTYPE, c_char_p, c_int, c_void_p
+from ctypes import cast as ctypes_cast
 from dataclasses import dataclass
 from pathlib import Path
 
 import fmpy
 import numpy as np
-from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, defaultCallbacks
+from fmpy.fmi2 import FMU2Slave, defaultCallbacks, fmi2CallbackFunctions
 
 from mechanisms import CRANK, FOURBAR_CRANK, ROBOT_ARM, Mechanism
 
@@ -46,6 +48,10 @@ REPOSITORY = HERE.parents[1]
 #: How an fmu3d FMU reports the integrator's work of one fmi2DoStep (log category
 #: logSolverStats, see fmu-runtime/src/fmi2/instance.rs).
 IDA_STEPS = re.compile(r"(\d+) IDA steps")
+#: An fmu3d FMU calls the logger with the format "%s" and the message as its one variadic
+#: argument (docs/fmi.md); ctypes cannot declare a variadic callback, but on x86-64 (and
+#: aarch64) the first variadic pointer arrives where a sixth parameter would: read it there.
+LOGGER_WITH_ARGUMENT = CFUNCTYPE(None, c_void_p, c_char_p, c_int, c_char_p, c_char_p, c_char_p)
 
 
 class Slave:
@@ -70,10 +76,11 @@ class Slave:
         callbacks = None
         if count_ida_steps:
             callbacks = fmi2CallbackFunctions()
-            callbacks.logger = fmi2CallbackLoggerTYPE(self._log)
+            self._logger = LOGGER_WITH_ARGUMENT(self._log)  # kept alive with the instance
+            callbacks.logger = ctypes_cast(self._logger, type(defaultCallbacks.logger))
             callbacks.allocateMemory = defaultCallbacks.allocateMemory
             callbacks.freeMemory = defaultCallbacks.freeMemory
-        self.fmu.instantiate(callbacks=callbacks, loggingOn=count_ida_steps)
+        self.fmu.instantiate(callbacks=callbacks)
         if count_ida_steps:
             self.fmu.setDebugLogging(True, ["logSolverStats"])
         self.fmu.setupExperiment(startTime=0.0)
@@ -82,8 +89,8 @@ class Slave:
             self.set(variable, value)
         self.fmu.exitInitializationMode()
 
-    def _log(self, environment, instance, status, category, message):
-        if category == b"logSolverStats":
+    def _log(self, environment, instance, status, category, message_format, message):
+        if category == b"logSolverStats" and message_format == b"%s":
             found = IDA_STEPS.search(message.decode())
             self.ida_steps += int(found.group(1)) if found else 0
 
