@@ -1,27 +1,33 @@
-"""A fixed-step co-simulation master in plain Python over fmpy's FMI 2.0 API: the drive train
-(drive_train.fmu, made with pythonfmu) turns the crank (crank.fmu, made with fmu3d).
+"""A fixed-step co-simulation master in plain Python over fmpy's FMI 2.0 API: drive trains
+(drive_train.fmu, made with pythonfmu, one instance per driven joint) move a mechanism made with
+fmu3d: the crank (crank.fmu), the robot arm (robot_arm.fmu, three drives in position control) or
+the four-bar crank (fourbar_crank.fmu); mechanisms.py describes them.
 
-    python fmpy_master.py [--step 0.001] [--stop-time 2] [--no-derivatives]
+    python fmpy_master.py [--example crank|robot-arm|fourbar-crank] [--step 0.001]
+                          [--stop-time T] [--no-derivatives] [--no-extrapolation]
     python fmpy_master.py --motion      # motion-driven: drive_train_motion.fmu + crank_motion.fmu
 
 The FMUs are built next to this script when they are missing (fmu3d from target/release, or on
 PATH; pythonfmu from the Python environment).
 
-Torque-driven coupling, at every communication point t_k (Gauss-Seidel: the drive's torque does
-not depend on its inputs within the step, so it is taken first):
+Torque-driven coupling, at every communication point t_k (Gauss-Seidel: a drive's torque does
+not depend on its inputs within the step, so it is taken first), for every driven joint J:
 
-    drive.tau_load  -> crank.tau      (with its time derivative drive.dtau_load, passed by
-                                       fmi2SetRealInputDerivatives: crank.fmu canInterpolateInputs)
-    crank.w         -> drive.w_load
-    crank.a         -> drive.a_load   (the drive extrapolates the speed with it; drive_train.fmu
-                                       cannot interpolate inputs, so this is a plain input)
+    drive_J.tau_load  -> J.tau        (with its time derivative drive_J.dtau_load, passed by
+                                       fmi2SetRealInputDerivatives: fmu3d FMUs canInterpolateInputs)
+    J.phi             -> drive_J.phi_load   (read under position control)
+    J.w               -> drive_J.w_load
+    J.a               -> drive_J.a_load     (the drive extrapolates angle and speed with it;
+                                       drive_train.fmu cannot interpolate inputs, so this is a
+                                       plain input)
 
-then both FMUs step from t_k to t_k + h. The motion-driven coupling sends drive.phi_load, w_load,
+then all FMUs step from t_k to t_k + h. The motion-driven coupling sends drive.phi_load, w_load,
 a_load (with their derivatives) to the crank and crank.tau back to drive.tau_load.
 
 At the end the master prints the energy balance: electrical energy in = change of the
 mechanism's mechanical energy (kinetic + potential, from the FMUs' outputs) + magnetic energy in
-the armature + resistive losses + the balance error (energy created or lost by the coupling).
+the armatures + resistive losses + friction losses in the joints + the balance error (energy
+created or lost by the coupling).
 """
 
 import argparse

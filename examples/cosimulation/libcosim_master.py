@@ -1,17 +1,20 @@
-"""The crank driven by the drive train, run by libcosim (the Open Simulation Platform's
-co-simulation master) through libcosimpy: libcosim's own fixed-step algorithm steps both FMUs,
-and the couplings are connections declared through its API.
+"""The mechanisms of mechanisms.py driven by drive trains, run by libcosim (the Open Simulation
+Platform's co-simulation master) through libcosimpy: libcosim's own fixed-step algorithm steps
+all FMUs, and the couplings are connections declared through its API.
 
-    python libcosim_master.py [--step-ns 1000000] [--stop-time 2]
+    python libcosim_master.py [--example crank|robot-arm|fourbar-crank] [--step-ns 1000000]
+                              [--stop-time T]
 
-Connections (torque-driven, as in fmpy_master.py):
+Every drive is an instance of the same drive_train.fmu, named after its joint (drive_base,
+drive_shoulder, ...). Connections for every driven joint J (torque-driven, as in fmpy_master.py):
 
-    drive.tau_load -> crank.crank.tau      crank.crank.w -> drive.w_load
-                                           crank.crank.a -> drive.a_load
+    drive_J.tau_load -> mechanism.J.tau      mechanism.J.phi -> drive_J.phi_load
+                                             mechanism.J.w   -> drive_J.w_load
+                                             mechanism.J.a   -> drive_J.a_load
 
 libcosim steps every FMU from t_k to t_k + h and then copies each output to the inputs it is
-connected to (a Jacobi scheme); it passes no input derivatives, so the crank holds the drive's
-torque over the step. Time is counted in integer nanoseconds.
+connected to (a Jacobi scheme); it passes no input derivatives, so the mechanism holds the
+drives' torques over the step. Time is counted in integer nanoseconds.
 """
 
 import argparse

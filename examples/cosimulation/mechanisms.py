@@ -156,9 +156,9 @@ CRANK = Mechanism(
 #: The arm's drives: one motor type (24 V, 0.1 N.m/A, rotor 2e-5 kg.m2, 1 Ohm) behind a 50:1
 #: gear, position control. The gains keep the drive's damping of its joint (back EMF and
 #: proportional speed gain, (ratio*k)^2/R + Kp*ratio*k/R = 45 N.m.s/rad) slow against the
-#: communication step: the lightest joint, the elbow (about 0.3 kg.m2 with its rotor), settles
-#: in about 7 ms, the step is 1 ms. The commanded move: from the start pose of robot_arm.m3d to
-#: the end pose over T_MOVE seconds from T_BEGIN on, held until the end of the run.
+#: communication step: the lightest joint, the elbow (0.26 kg.m2 with its rotor and the payload),
+#: settles in about 6 ms, the step is 1 ms. The commanded move: from the start pose of
+#: robot_arm.m3d to the end pose over T_MOVE seconds from T_BEGIN on, held until the end.
 T_BEGIN, T_MOVE, ARM_STOP_TIME = 0.2, 1.5, 3.0
 ARM_MOTOR = dict(R=1.0, L=1e-3, k=0.1, J_m=2e-5, ratio=50.0, U_max=24.0, Kp=4.0, Ki=40.0,
                  Kv=10.0)

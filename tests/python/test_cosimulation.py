@@ -14,7 +14,6 @@ shares no code with fmu3d or with the FMUs. Against it:
 """
 
 import sys
-from pathlib import Path
 
 import fmpy
 import numpy as np
