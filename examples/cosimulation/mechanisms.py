@@ -17,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 
+from drive_train import PARAMETERS as DRIVE_PARAMETERS
+
 HERE = Path(__file__).resolve().parent
 G = 9.81  # gravity of the example models [m/s2]
 
@@ -39,9 +41,7 @@ class Drive:
         """J_m*ratio^2 from this drive's parameters and the FMU's defaults (what the FMU's
         calculated parameter `J_reflected` gives; for a master that cannot read it before the
         run)."""
-        from drive_train import PARAMETERS
-
-        values = {name: value for name, value, _ in PARAMETERS} | self.parameters
+        values = {name: value for name, value, _ in DRIVE_PARAMETERS} | self.parameters
         return values["J_m"] * values["ratio"] ** 2
 
 

@@ -22,6 +22,7 @@ The references are independent of the code under test:
 import math
 import sys
 
+import fmpy
 import numpy as np
 import pytest
 
@@ -71,8 +72,6 @@ def commanded_end(result):
 
 
 def test_drive_has_the_position_mode(drive_fmu):
-    import fmpy
-
     variables = {v.name: v for v in fmpy.read_model_description(str(drive_fmu)).modelVariables}
     assert variables["position_control"].type == "Boolean"
     assert variables["position_control"].start in ("false", False)  # speed control by default
