@@ -1,21 +1,24 @@
-"""The crank driven by the drive train, run by libcosim (the Open Simulation Platform's
-co-simulation master) through libcosimpy: libcosim's own fixed-step algorithm steps both FMUs,
-and the couplings are connections declared through its API.
+"""The mechanisms of mechanisms.py driven by drive trains, run by libcosim (the Open Simulation
+Platform's co-simulation master) through libcosimpy: libcosim's own fixed-step algorithm steps
+all FMUs, and the couplings are connections declared through its API.
 
-    python libcosim_master.py [--step-ns 1000000] [--stop-time 2]
+    python libcosim_master.py [--example crank|robot-arm|fourbar-crank] [--step-ns 1000000]
+                              [--stop-time T]
 
-Connections (torque-driven, as in fmpy_master.py):
+Every drive is an instance of the same drive_train.fmu, named after its joint (drive_base,
+drive_shoulder, ...). Connections for every driven joint J (torque-driven, as in fmpy_master.py):
 
-    drive.tau_load -> crank.crank.tau      crank.crank.w -> drive.w_load
-                                           crank.crank.a -> drive.a_load
+    drive_J.tau_load -> mechanism.J.tau      mechanism.J.phi -> drive_J.phi_load
+                                             mechanism.J.w   -> drive_J.w_load
+                                             mechanism.J.a   -> drive_J.a_load
 
 libcosim steps every FMU from t_k to t_k + h and then copies each output to the inputs it is
-connected to (a Jacobi scheme); it passes no input derivatives, so the crank holds the drive's
-torque over the step. Time is counted in integer nanoseconds.
+connected to (a Jacobi scheme); it passes no input derivatives, so the mechanism holds the
+drives' torques over the step. Time is counted in integer nanoseconds.
 """
 
 import argparse
-from pathlib import Path
+import time as clock
 
 import numpy as np
 from libcosimpy.CosimEnums import CosimVariableType
@@ -24,98 +27,129 @@ from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
 from libcosimpy.CosimObserver import CosimObserver
 from libcosimpy.CosimSlave import CosimLocalSlave
 
-from fmpy_master import Result, example_fmus, mechanical_energy
+from fmpy_master import EXAMPLES, Result, example_fmus, friction_energy
+from mechanisms import CRANK, Mechanism
 
 log_output_level(CosimLogLevel.WARNING)
 
 
-def run(crank_fmu, drive_fmu, step_ns=1_000_000, stop_time=2.0):
-    """Runs the coupled system in libcosim; returns a Result (fmpy_master.Result)."""
+def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step_ns=1_000_000,
+                  stop_time=2.0):
+    """Runs the mechanism and its drives (one instance of the drive FMU per driven joint, named
+    after the joint) in libcosim; returns a Result (fmpy_master.Result)."""
     steps = int(round(stop_time * 1e9 / step_ns))
     execution = CosimExecution.from_step_size(step_ns)
-    drive = execution.add_local_slave(CosimLocalSlave(fmu_path=str(drive_fmu), instance_name="drive"))
-    crank = execution.add_local_slave(CosimLocalSlave(fmu_path=str(crank_fmu), instance_name="crank"))
-    assert drive >= 0 and crank >= 0
+    drives = [
+        execution.add_local_slave(CosimLocalSlave(fmu_path=str(drive_fmu),
+                                                  instance_name=d.instance_name))
+        for d in mechanism.drives
+    ]
+    mech = execution.add_local_slave(CosimLocalSlave(fmu_path=str(mechanism_fmu),
+                                                     instance_name=mechanism.name))
+    assert min(drives) >= 0 and mech >= 0
     vr = {
         index: {v.name.decode(): v.reference for v in execution.slave_variables(index)}
-        for index in (drive, crank)
+        for index in (*drives, mech)
     }
 
-    # The motor's rotor inertia lives in the mechanism, reflected through the gear: J_m*ratio^2
-    # with the drive's defaults (libcosim reads no calculated parameter before the run).
-    from drive_train import PARAMETERS
-
-    defaults = {name: value for name, value, _ in PARAMETERS}
-    J_drive = defaults["J_m"] * defaults["ratio"] ** 2
-    assert execution.real_initial_value(crank, vr[crank]["J_drive"], J_drive)
-
-    for source, output, target, input_ in (
-        (drive, "tau_load", crank, "crank.tau"),
-        (crank, "crank.w", drive, "w_load"),
-        (crank, "crank.a", drive, "a_load"),
-    ):
-        # connect_real_variables returns libcosim's C status: 0 is success.
-        status = execution.connect_real_variables(source, vr[source][output], target,
-                                                  vr[target][input_])
-        assert status == 0, (output, input_)
+    for d, drive in zip(mechanism.drives, drives):
+        for name, value in d.parameters.items():
+            set_value = (execution.boolean_initial_value if isinstance(value, bool)
+                         else execution.real_initial_value)
+            assert set_value(drive, vr[drive][name], value), name
+        # The motor's rotor inertia lives in the mechanism, reflected through the gear
+        # (libcosim reads no calculated parameter before the run).
+        assert execution.real_initial_value(mech, vr[mech][d.inertia_parameter],
+                                            d.reflected_inertia())
+        for source, output, target, input_ in (
+            (drive, "tau_load", mech, f"{d.joint}.tau"),
+            (mech, f"{d.joint}.phi", drive, "phi_load"),
+            (mech, f"{d.joint}.w", drive, "w_load"),
+            (mech, f"{d.joint}.a", drive, "a_load"),
+        ):
+            # connect_real_variables returns libcosim's C status: 0 is success.
+            status = execution.connect_real_variables(source, vr[source][output], target,
+                                                      vr[target][input_])
+            assert status == 0, (output, input_)
 
     series = CosimObserver.create_time_series(buffer_size=steps + 10)
     last = CosimObserver.create_last_value()
     execution.add_observer(series)
     execution.add_observer(last)
-    recorded = {
-        drive: ["tau_load", "E_el", "E_loss", "E_mag"],
-        crank: ["crank.phi", "crank.w", "weight.r[2]"],
-    }
+    recorded = {drive: ["tau_load", "E_el", "E_loss", "E_mag"] for drive in drives}
+    recorded[mech] = [*mechanism.joint_variables("phi"), *mechanism.joint_variables("w"),
+                      *mechanism.energy_outputs]
     for index, names in recorded.items():
         for name in names:
             assert series.start_time_series(index, vr[index][name], CosimVariableType.REAL)
 
+    started = clock.perf_counter()
     assert execution.simulate_until(steps * step_ns)
+    wall_seconds = clock.perf_counter() - started
     assert execution.status().current_time == steps * step_ns
 
     columns = {}
     for index, names in recorded.items():
         for name in names:
-            # From step 1: libcosim drops step 0's samples when it trims its buffer.
-            times, numbers, values = series.time_series_real_samples(
-                index, vr[index][name], from_step=1, sample_count=steps
-            )
-            assert list(numbers) == list(range(1, steps + 1)), name
-            columns[name] = np.array(values)
-    J_fw, J_drive_set, m_e, r_e = last.last_real_values(
-        crank, [vr[crank][n] for n in ("J_fw", "J_drive", "m_e", "r_e")]
-    )
-    inertia = J_fw + J_drive_set + m_e * r_e**2
-    # Prepend the state at rest (t = 0): angle phi0, speed 0, no current, no energy.
-    (phi0,) = last.last_real_values(crank, [vr[crank]["phi0"]])
-    y0 = r_e * np.sin(phi0)
+            # Step 0 is the state after initialization, then one sample per step. libcosimpy
+            # takes a step number 0 for an empty slot and drops one sample from the end of a
+            # read that contains step 0: read steps 0 .. steps - 1, then the last one apart.
+            numbers, values = [], []
+            for first, count in ((0, steps + 1), (steps, 1)):
+                _, some_numbers, some_values = series.time_series_real_samples(
+                    index, vr[index][name], from_step=first, sample_count=count)
+                numbers += list(some_numbers)
+                values += list(some_values)
+            assert numbers == list(range(0, steps + 1)), name
+            columns[index, name] = np.array(values)
 
-    def with_start(name, value):
-        return np.concatenate([[value], columns[name]])
+    def drive_columns(name):
+        return np.array([columns[drive, name] for drive in drives]).T
 
-    E_mech = mechanical_energy(inertia, m_e, with_start("crank.w", 0.0),
-                               with_start("weight.r[2]", y0))
+    def mechanism_columns(names):
+        return np.array([columns[mech, name] for name in names]).T
+
+    constants = dict(zip(mechanism.energy_parameters, last.last_real_values(
+        mech, [vr[mech][n] for n in mechanism.energy_parameters])))
+    damping = [last.last_real_values(mech, [vr[mech][d.damping_parameter]])[0]
+               if d.damping_parameter else 0.0 for d in mechanism.drives]
+    E_mech = mechanism.energy(constants | {name: columns[mech, name]
+                                           for name in mechanism.energy_outputs})
+    time = np.arange(steps + 1) * step_ns * 1e-9
+    w = mechanism_columns(mechanism.joint_variables("w"))
     return Result(
-        time=np.arange(steps + 1) * step_ns * 1e-9,
-        phi=with_start("crank.phi", phi0),
-        w=with_start("crank.w", 0.0),
-        tau=with_start("tau_load", 0.0),
-        E_el=with_start("E_el", 0.0),
-        E_loss=with_start("E_loss", 0.0),
-        E_mag=with_start("E_mag", 0.0),
+        time=time,
+        joints=tuple(d.joint for d in mechanism.drives),
+        phi=mechanism_columns(mechanism.joint_variables("phi")),
+        w=w,
+        tau=drive_columns("tau_load"),
+        E_el=drive_columns("E_el").sum(axis=1),
+        E_loss=drive_columns("E_loss").sum(axis=1),
+        E_mag=drive_columns("E_mag").sum(axis=1),
+        E_friction=friction_energy(time, w, damping),
         E_mech=E_mech - E_mech[0],
+        wall_seconds=wall_seconds,
     )
+
+
+def run(crank_fmu, drive_fmu, step_ns=1_000_000, stop_time=2.0):
+    """The crank driven by one drive in speed control (run_mechanism with CRANK)."""
+    return run_mechanism(CRANK, crank_fmu, drive_fmu, step_ns, stop_time)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--example", choices=EXAMPLES, default="crank",
+                        help="the mechanism and its drives (default: crank)")
     parser.add_argument("--step-ns", type=int, default=1_000_000,
                         help="communication step [ns]")
-    parser.add_argument("--stop-time", type=float, default=2.0, help="[s]")
+    parser.add_argument("--stop-time", type=float, help="[s] (default: the example's)")
     args = parser.parse_args(argv)
-    crank, drive = example_fmus()
-    print(run(crank, drive, args.step_ns, args.stop_time).report("libcosim, torque-driven"))
+    mechanism = EXAMPLES[args.example]
+    built, drive = example_fmus(mechanism=mechanism)
+    result = run_mechanism(mechanism, built, drive, args.step_ns,
+                           args.stop_time or mechanism.stop_time)
+    print(result.report(f"libcosim, {mechanism.description}"))
 
 
 if __name__ == "__main__":
