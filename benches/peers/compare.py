@@ -19,6 +19,7 @@ import argparse
 import math
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,16 +44,25 @@ class Run:
 
     engine: str
     setting: str
-    wall: float  # median wall time of the simulation loop [s]
+    wall: float  # median wall time of the simulation [s]
+    cpu: float  # median CPU time of the same [s]: steadier than the wall on a shared machine
     steps: int | None = None
     events: int | None = None
     evaluations: str = ""  # what the engine counts of its work, as text
     metrics: dict[str, float] = field(default_factory=dict)
 
 
-def median_wall(run_once, repeat: int) -> float:
-    """The median of `repeat` wall times of `run_once()`, which returns its own wall time."""
-    return statistics.median(run_once() for _ in range(repeat))
+def median_times(run_once, repeat: int) -> tuple[float, float]:
+    """The medians of `repeat` (wall, CPU) times that `run_once()` returns."""
+    times = [run_once() for _ in range(repeat)]
+    return tuple(statistics.median(column) for column in zip(*times))
+
+
+def timed(action) -> tuple[float, float]:
+    """Wall and CPU time (this process's) of `action()`."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 # ---------------------------------------------------------------------------------------------
@@ -88,7 +98,7 @@ def check_model(model: Path) -> CheckedModel:
     }
     masses = {
         m.group(1): float(m.group(2))
-        for m in re.finditer(r"^\s*\d+: \[(\w+)[^]]*\] .*mass (\S+) kg", out, re.M)
+        for m in re.finditer(r"^\s*\d+: \[(\S+?)(?:,[^\n]*)?\] \w+ joint .*mass (\S+) kg", out, re.M)
     }
     return CheckedModel(parameters, masses)
 
@@ -100,29 +110,43 @@ STATS = re.compile(
 )
 
 
-def run_fmu3d(model: Path, stop: float, tolerance: float | None, repeat: int, setting: str):
-    """Runs `fmu3d simulate`; returns the Run (statistics of the last run) and the CSV columns."""
+def run_fmu3d(
+    model: Path,
+    stop: float,
+    tolerance: float | None,
+    repeat: int,
+    setting: str,
+    output_step: float | None = None,
+):
+    """Runs `fmu3d simulate`; returns the Run (statistics of the last run) and the CSV columns.
+    Without `output_step`, the outputs come at the model's experiment interval."""
     csv = model.with_suffix(".csv")
     command = [str(fmu3d_executable()), "simulate", str(model), "--stop-time", str(stop)]
     command += ["-o", str(csv)]
     if tolerance is not None:
         command += ["--tolerance", str(tolerance)]
+    if output_step is not None:
+        command += ["--step", str(output_step)]
     stats = {}
 
-    def once() -> float:
+    def once() -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(command, check=True, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         match = STATS.search(done.stderr)
         if not match:
             sys.exit(f"error: no statistics line in the output of fmu3d:\n{done.stderr}")
         stats.update({k: float(v) for k, v in match.groupdict().items()})
-        return stats["wall"]
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return stats["wall"], cpu
 
-    wall = median_wall(once, repeat)
+    wall, cpu = median_times(once, repeat)
     data = np.genfromtxt(csv, delimiter=",", names=True, deletechars="")
     run = Run(
         "fmu3d",
         setting,
         wall,
+        cpu,
         steps=int(stats["steps"]),
         events=int(stats["events"]),
         evaluations=f"{int(stats['res'])} res + {int(stats['jac_res'])} for "
@@ -213,92 +237,181 @@ def slip_metrics(
     return metrics
 
 
+
 def rolling_ball_fmu3d(model: Path, ball: RollingBall, stop: float, repeat: int) -> list[Run]:
+    """The timed run at the model's output interval gives the wall time, the statistics and the
+    final speed. The transition is located on the integrator's dense output: a second run over
+    twice t* with outputs every 10 µs (1 ms samples would add their own interpolation error)."""
     runs = []
+    up = 1  # y
     for setting, tolerance in (("model's tol 1e-8", None), ("tol 1e-6", 1e-6)):
         run, columns = run_fmu3d(model, stop, tolerance, repeat, setting)
-        vec = lambda name: np.column_stack([columns[f"ball.{name}[{k}]"] for k in (1, 2, 3)])
-        run.metrics = slip_metrics(
-            ball, columns["time"], vec("v"), vec("w"), columns["ball.r[2]"], up=1
+        _, dense = run_fmu3d(model, 2 * ball.t_roll, tolerance, 1, setting, output_step=1e-5)
+        vec = lambda cols, name: np.column_stack([cols[f"ball.{name}[{k}]"] for k in (1, 2, 3)])
+        height = lambda cols: cols["ball.r[2]"]
+        transition = slip_metrics(
+            ball, dense["time"], vec(dense, "v"), vec(dense, "w"), height(dense), up
         )
+        final = slip_metrics(
+            ball, columns["time"], vec(columns, "v"), vec(columns, "w"), height(columns), up
+        )
+        run.metrics = {**transition, "v_end": final["v_end"], "v_err": final["v_err"]}
         runs.append(run)
     return runs
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenes for the peers: spheres on boxes, z up (fmu3d's models have y up: x, y, z → x, −z, y)
+
+
+@dataclass
+class Pair:
+    """Contact coefficients of a pair of materials (fmu3d's contact_pair)."""
+
+    cor: float
+    mu_k: float
+    mu_r: float
+
+
+def shipped_pairs() -> dict[frozenset, Pair]:
+    """The contact-pair table fmu3d ships, read from its source (one source for the numbers)."""
+    source = (REPO / "fmu-runtime/src/collision/contact_materials.rs").read_text()
+    rows = re.findall(r'\("(\w+)", "(\w+)", ([\d.]+), ([\d.]+), ([\d.]+)\)', source)
+    return {frozenset((a, b)): Pair(float(c), float(k), float(r)) for a, b, c, k, r in rows}
+
+
+@dataclass
+class Sphere:
+    radius: float
+    mass: float
+    position: np.ndarray
+    velocity: np.ndarray
+
+
+@dataclass
+class Box:
+    center: list[float]
+    half: list[float]
+    material: str
+
+
+@dataclass
+class Scene:
+    """Balls of one material on fixed boxes. `ball_ball` and `ball_box[material]` are the pair
+    coefficients; the rolling resistance torque is mu_r · radius · f_n as in fmu3d."""
+
+    spheres: list[Sphere]
+    boxes: list[Box]
+    ball_ball: Pair
+    ball_box: dict[str, Pair]
+
+
+def from_y_up(v) -> np.ndarray:
+    x, y, z = v
+    return np.array([x, -z, y])
 
 
 # ---------------------------------------------------------------------------------------------
 # MuJoCo
 
 
-def mujoco_rolling_ball_xml(ball: RollingBall, setting: dict) -> str:
-    """z up. The contact pair's friction is the larger of the two geoms' (both μ_k); condim 3:
-    sliding friction only, no rolling resistance, as in the variant model."""
+def damping_ratio(cor: float) -> float:
+    """The damping ratio of a linear spring-damper whose rebound has this restitution."""
+    if cor <= 0:
+        return 1.0
+    return -math.log(cor) / math.sqrt(math.pi**2 + math.log(cor) ** 2)
+
+
+def mujoco_solref(cor: float, setting: dict) -> str:
+    """Restitution as MuJoCo's solref, where the setting maps it (else MuJoCo's default pair):
+    (time constant, damping ratio) for cor < 1; for cor = 1 the direct form (−stiffness,
+    −damping) with the stiffness of that time constant and no damping (a damping ratio near 0
+    in the first form would make the stiffness ∝ 1/ratio² and the step unstable)."""
+    timeconst = setting.get("timeconst")
+    if timeconst is None:
+        return ""
+    if cor >= 1:
+        return f'solref="{-1 / (0.95 * timeconst) ** 2:.6g} -1e-6"'
+    return f'solref="{timeconst:g} {damping_ratio(cor):.6g}"'
+
+
+def mujoco_friction(pair: Pair, radius: float) -> str:
+    """Sliding, torsional and rolling friction; condim 1 (frictionless), 3 or 6 (with rolling)."""
+    rolling = pair.mu_r * radius
+    condim = 6 if rolling > 0 else 3 if pair.mu_k > 0 else 1
+    return f'friction="{pair.mu_k:g} {rolling:g} {rolling:g}" condim="{condim}"'
+
+
+def mujoco_xml(scene: Scene, setting: dict) -> str:
+    """Boxes have priority 1, so a ball–box contact takes the box's friction, condim and solref
+    (the pair's coefficients); ball–ball contacts take the balls'."""
     option = " ".join(f'{k}="{v}"' for k, v in setting.get("option", {}).items())
-    contact = " ".join(f'{k}="{v}"' for k, v in setting.get("geom", {}).items())
-    half = ROLLING_BALL_TABLE_LENGTH / 2
-    return f"""
-<mujoco model="rolling_ball">
-  <option {option}/>
-  <worldbody>
-    <geom name="table" type="box" size="{half} 1 0.05" pos="0 0 -0.05"
-          friction="{ball.mu_k} 0 0" condim="3" {contact}/>
-    <body name="ball" pos="-1.5 0 {ball.radius}">
-      <freejoint/>
-      <geom type="sphere" size="{ball.radius}" mass="{ball.mass}"
-            friction="{ball.mu_k} 0 0" condim="3" {contact}/>
-    </body>
-  </worldbody>
-</mujoco>"""
+    radius = scene.spheres[0].radius
+    geoms = []
+    for i, box in enumerate(scene.boxes):
+        pair = scene.ball_box[box.material]
+        geoms.append(
+            f'<geom name="box{i}" type="box" size="{" ".join(map(str, box.half))}" '
+            f'pos="{" ".join(map(str, box.center))}" priority="1" '
+            f"{mujoco_friction(pair, radius)} {mujoco_solref(pair.cor, setting)}/>"
+        )
+    for i, sphere in enumerate(scene.spheres):
+        geoms.append(
+            f'<body name="s{i}" pos="{" ".join(map(str, sphere.position))}"><freejoint/>'
+            f'<geom type="sphere" size="{sphere.radius}" mass="{sphere.mass}" '
+            f"{mujoco_friction(scene.ball_ball, radius)} "
+            f"{mujoco_solref(scene.ball_ball.cor, setting)}/></body>"
+        )
+    body = "\n    ".join(geoms)
+    return f'<mujoco>\n  <option {option}/>\n  <worldbody>\n    {body}\n  </worldbody>\n</mujoco>'
 
 
-def mujoco_rolling_ball(ball: RollingBall, stop: float, repeat: int) -> list[Run]:
-    import mujoco
+class MujocoWorld:
+    def __init__(self, scene: Scene, setting: dict):
+        import mujoco
 
-    runs = []
-    for name, setting in MUJOCO_SETTINGS.items():
-        model = mujoco.MjModel.from_xml_string(mujoco_rolling_ball_xml(ball, setting))
-        data = mujoco.MjData(model)
-        steps = int(round(stop / model.opt.timestep))
-        body = model.body("ball").id
+        self.mj = mujoco
+        self.scene = scene
+        self.model = mujoco.MjModel.from_xml_string(mujoco_xml(scene, setting))
+        self.data = mujoco.MjData(self.model)
+        self.dt = self.model.opt.timestep
+        self.bodies = [self.model.body(f"s{i}").id for i in range(len(scene.spheres))]
+        self.velocity = np.zeros(6)
 
-        def reset():
-            mujoco.mj_resetData(model, data)
-            data.qvel[0] = ball.v0
-            mujoco.mj_forward(model, data)
+    def reset(self):
+        self.mj.mj_resetData(self.model, self.data)
+        for body, sphere in zip(self.bodies, self.scene.spheres):
+            dof = self.model.jnt_dofadr[self.model.body_jntadr[body]]
+            self.data.qvel[dof : dof + 3] = sphere.velocity
+        self.mj.mj_forward(self.model, self.data)
 
-        def once() -> float:
-            reset()
-            start = time.perf_counter()
-            mujoco.mj_step(model, data, nstep=steps)
-            return time.perf_counter() - start
+    def step(self, n: int):
+        self.mj.mj_step(self.model, self.data, nstep=n)
 
-        wall = median_wall(once, repeat)
-        # The recorded run: every step's velocities in world coordinates (angular, linear).
-        reset()
-        t, h = np.zeros(steps + 1), np.zeros(steps + 1)
-        v, w = np.zeros((steps + 1, 3)), np.zeros((steps + 1, 3))
-        velocity = np.zeros(6)
-        for i in range(steps + 1):
-            if i:
-                mujoco.mj_step(model, data)
-            mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
-            t[i], w[i], v[i], h[i] = data.time, velocity[:3], velocity[3:], data.xpos[body][2]
-        run = Run("MuJoCo", name, wall, steps=steps)
-        run.metrics = slip_metrics(ball, t, v, w, h, up=2)
-        runs.append(run)
-    return runs
+    def state(self, i: int):
+        """Position, velocity and angular velocity of sphere i, world coordinates."""
+        body = self.bodies[i]
+        self.mj.mj_objectVelocity(
+            self.model, self.data, self.mj.mjtObj.mjOBJ_BODY, body, self.velocity, 0
+        )
+        return self.data.xpos[body].copy(), self.velocity[3:].copy(), self.velocity[:3].copy()
+
+    def close(self):
+        pass
 
 
 # Default: 2 ms semi-implicit Euler, pyramidal friction cone, soft contacts with solref
-# (0.02 s, 1) and the default solimp. "0.1 ms": only the step changed, as the billiard target
-# states it. "0.1 ms, tuned": the contact time constant scaled down with the step (20 steps;
-# MuJoCo asks for at least 2), an elliptic cone and impratio 100 (friction nearly as hard as the
-# normal direction); the most accurate of the combinations tried for the rolling ball.
+# (0.02 s, 1) for every pair (critically damped: MuJoCo's defaults do not carry a restitution).
+# "0.1 ms": only the step changed, as the billiard target states it. "0.1 ms, tuned": the
+# restitution mapped onto solref with a time constant of 2 ms (20 steps; MuJoCo asks for at
+# least 2), an elliptic cone and impratio 100 (friction nearly as hard as the normal direction);
+# the most accurate of the combinations tried on the rolling ball.
 MUJOCO_SETTINGS = {
     "default (2 ms)": {},
     "0.1 ms": {"option": {"timestep": 1e-4}},
     "0.1 ms, tuned": {
         "option": {"timestep": 1e-4, "cone": "elliptic", "impratio": 100},
-        "geom": {"solref": "0.002 1"},
+        "timeconst": 0.002,
     },
 }
 
@@ -307,77 +420,105 @@ MUJOCO_SETTINGS = {
 # PyBullet
 
 
-def pybullet_rolling_ball(ball: RollingBall, stop: float, repeat: int) -> list[Run]:
-    import pybullet
+class PybulletWorld:
+    """Bullet combines two bodies' coefficients by products: restitution e_a·e_b, friction
+    μ_a·μ_b, rolling and spinning friction ρ_a·μ_b + μ_a·ρ_b. The balls carry restitution
+    sqrt(ball–ball cor) and friction 1, each box its pair's coefficients; so ball–box pairs are
+    exact for cor_ball-ball = 1 and ball–ball friction is 1 (no per-pair friction in PyBullet)."""
 
-    runs = []
-    for name, setting in PYBULLET_SETTINGS.items():
-        client = pybullet.connect(pybullet.DIRECT)
-        try:
-            dt = setting.get("timestep", 1.0 / 240.0)
+    def __init__(self, scene: Scene, setting: dict):
+        import pybullet
 
-            def build():
-                pybullet.resetSimulation(physicsClientId=client)
-                pybullet.setGravity(0, 0, -GRAVITY, physicsClientId=client)
-                pybullet.setPhysicsEngineParameter(
-                    fixedTimeStep=dt, physicsClientId=client, **setting.get("engine", {})
-                )
-                half = ROLLING_BALL_TABLE_LENGTH / 2
-                table_shape = pybullet.createCollisionShape(
-                    pybullet.GEOM_BOX, halfExtents=[half, 1, 0.05], physicsClientId=client
-                )
-                table = pybullet.createMultiBody(
-                    0, table_shape, basePosition=[0, 0, -0.05], physicsClientId=client
-                )
-                ball_shape = pybullet.createCollisionShape(
-                    pybullet.GEOM_SPHERE, radius=ball.radius, physicsClientId=client
-                )
-                body = pybullet.createMultiBody(
-                    ball.mass, ball_shape, basePosition=[-1.5, 0, ball.radius],
-                    physicsClientId=client,
-                )
-                # Friction coefficients multiply: table 1 × ball μ_k. Restitution 0 (cor = 0).
-                # PyBullet damps every body by default (0.04): off, there is no drag here.
-                pybullet.changeDynamics(table, -1, lateralFriction=1.0, restitution=0.0,
-                                        physicsClientId=client)
-                pybullet.changeDynamics(body, -1, lateralFriction=ball.mu_k, restitution=0.0,
-                                        rollingFriction=0.0, spinningFriction=0.0,
-                                        linearDamping=0.0, angularDamping=0.0,
-                                        physicsClientId=client)
-                pybullet.resetBaseVelocity(body, [ball.v0, 0, 0], [0, 0, 0], physicsClientId=client)
-                return body
+        self.pb = pybullet
+        self.scene = scene
+        self.setting = setting
+        self.dt = setting.get("timestep", 1.0 / 240.0)
+        self.client = pybullet.connect(pybullet.DIRECT)
+        self.bodies = []
 
-            steps = int(round(stop / dt))
+    def reset(self):
+        pb, c, scene = self.pb, self.client, self.scene
+        pb.resetSimulation(physicsClientId=c)
+        pb.setGravity(0, 0, -GRAVITY, physicsClientId=c)
+        pb.setPhysicsEngineParameter(fixedTimeStep=self.dt, physicsClientId=c)
+        for box in scene.boxes:
+            pair = scene.ball_box[box.material]
+            shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=box.half, physicsClientId=c)
+            body = pb.createMultiBody(0, shape, basePosition=box.center, physicsClientId=c)
+            rolling = pair.mu_r * scene.spheres[0].radius
+            pb.changeDynamics(body, -1, lateralFriction=pair.mu_k, restitution=pair.cor,
+                              rollingFriction=rolling, spinningFriction=rolling,
+                              physicsClientId=c)
+        self.bodies = []
+        for sphere in scene.spheres:
+            shape = pb.createCollisionShape(pb.GEOM_SPHERE, radius=sphere.radius,
+                                            physicsClientId=c)
+            body = pb.createMultiBody(sphere.mass, shape, basePosition=sphere.position,
+                                      physicsClientId=c)
+            # PyBullet damps every body by default (0.04): off, the scenes have no drag.
+            pb.changeDynamics(body, -1, lateralFriction=1.0,
+                              restitution=math.sqrt(scene.ball_ball.cor),
+                              rollingFriction=0.0, spinningFriction=0.0,
+                              linearDamping=0.0, angularDamping=0.0, physicsClientId=c)
+            pb.resetBaseVelocity(body, list(sphere.velocity), [0, 0, 0], physicsClientId=c)
+            self.bodies.append(body)
 
-            def once() -> float:
-                build()
-                start = time.perf_counter()
-                for _ in range(steps):
-                    pybullet.stepSimulation(physicsClientId=client)
-                return time.perf_counter() - start
+    def step(self, n: int):
+        for _ in range(n):
+            self.pb.stepSimulation(physicsClientId=self.client)
 
-            wall = median_wall(once, repeat)
-            body = build()
-            t, h = np.zeros(steps + 1), np.zeros(steps + 1)
-            v, w = np.zeros((steps + 1, 3)), np.zeros((steps + 1, 3))
-            for i in range(steps + 1):
-                if i:
-                    pybullet.stepSimulation(physicsClientId=client)
-                linear, angular = pybullet.getBaseVelocity(body, physicsClientId=client)
-                position, _ = pybullet.getBasePositionAndOrientation(body, physicsClientId=client)
-                t[i], v[i], w[i], h[i] = i * dt, linear, angular, position[2]
-        finally:
-            pybullet.disconnect(client)
-        run = Run("PyBullet", name, wall, steps=steps)
-        run.metrics = slip_metrics(ball, t, v, w, h, up=2)
-        runs.append(run)
-    return runs
+    def state(self, i: int):
+        body, c = self.bodies[i], self.client
+        position, _ = self.pb.getBasePositionAndOrientation(body, physicsClientId=c)
+        linear, angular = self.pb.getBaseVelocity(body, physicsClientId=c)
+        return np.array(position), np.array(linear), np.array(angular)
+
+    def close(self):
+        self.pb.disconnect(self.client)
 
 
+# Default: 1/240 s, 50 solver iterations. "0.1 ms": the step that reaches the closed form of
+# the rolling ball to round-off (Bullet's friction is an exact Coulomb constraint).
 PYBULLET_SETTINGS = {
     "default (1/240 s)": {},
     "0.1 ms": {"timestep": 1e-4},
 }
+
+PEERS = {
+    "mujoco": ("MuJoCo", MujocoWorld, MUJOCO_SETTINGS),
+    "pybullet": ("PyBullet", PybulletWorld, PYBULLET_SETTINGS),
+}
+
+
+def run_peers(scene: Scene, engines: list[str], stop: float, repeat: int, record: bool):
+    """Per engine and setting: the Run (median wall time of the stepping alone, the world built
+    and reset outside the clock), the final states of all spheres, and, if `record`, sphere 0's
+    state after every step (a separate, untimed run)."""
+    for key in engines:
+        engine, World, settings = PEERS[key]
+        for name, setting in settings.items():
+            world = World(scene, setting)
+            try:
+                steps = int(round(stop / world.dt))
+
+                def once() -> tuple[float, float]:
+                    world.reset()
+                    return timed(lambda: world.step(steps))
+
+                wall, cpu = median_times(once, repeat)
+                final = [world.state(i) for i in range(len(scene.spheres))]
+                trajectory = None
+                if record:
+                    world.reset()
+                    trajectory = [world.state(0)]
+                    for _ in range(steps):
+                        world.step(1)
+                        trajectory.append(world.state(0))
+                    trajectory = [np.array(column) for column in zip(*trajectory)]
+                    trajectory.insert(0, np.arange(steps + 1) * world.dt)
+            finally:
+                world.close()
+            yield Run(engine, name, wall, cpu, steps=steps), final, trajectory
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,22 +531,47 @@ def format_table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def number(value, digits=3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value:.{digits}g}"
+def common_columns(run: Run, reference: Run) -> list[str]:
+    events = "–" if run.events is None else str(run.events)
+    return [run.engine, run.setting, f"{run.wall:.3f}", f"{run.cpu:.3f}",
+            f"{run.cpu / reference.cpu:.3g}", str(run.steps), events, run.evaluations or "–"]
 
 
-def rolling_ball_table(ball: RollingBall, runs: list[Run]) -> str:
+COMMON_HEADERS = ["engine", "setting", "wall [s]", "CPU [s]", "CPU / fmu3d's", "steps", "events",
+                  "evaluations"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rolling ball
+
+
+def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
+    model = rolling_ball_variant(REPO / "models" / "rolling_ball.m3d", workdir)
+    checked = check_model(model)
+    p = checked.parameters
+    ball = RollingBall(p["r"], p["v0"], p["mu_k"], checked.masses["ball"])
+    runs = rolling_ball_fmu3d(model, ball, stop, repeat)
+    half = ROLLING_BALL_TABLE_LENGTH / 2
+    table_pair = shipped_pairs()[frozenset(("billiard_ball", "billiard_table"))]
+    scene = Scene(
+        spheres=[Sphere(ball.radius, ball.mass, np.array([-1.5, 0, ball.radius]),
+                        np.array([ball.v0, 0, 0]))],
+        boxes=[Box([0, 0, -0.05], [half, 1, 0.05], "table")],
+        ball_ball=Pair(1.0, 0.0, 0.0),
+        ball_box={"table": Pair(table_pair.cor, p["mu_k"], p["mu_r"])},
+    )
+    for run, _, (t, x, v, w) in run_peers(scene, engines, stop, repeat, record=True):
+        run.metrics = slip_metrics(ball, t, v, w, x[:, 2], up=2)
+        runs.append(run)
+
     reference = runs[0]
-    headers = ["engine", "setting", "wall [s]", "steps", "events", "evaluations"]
+    headers = list(COMMON_HEADERS)
     for threshold in SLIP_THRESHOLDS:
         headers += [f"t(slip<{threshold * 1e3:g} mm/s) [ms]", "error", "error / fmu3d's"]
     headers += ["v(5 s) [m/s]", "error"]
     rows = []
     for run in runs:
-        row = [run.engine, run.setting, f"{run.wall:.3f}", number(run.steps, 6),
-               number(run.events, 6), run.evaluations or "–"]
+        row = common_columns(run, reference)
         for threshold in SLIP_THRESHOLDS:
             error = run.metrics[f"t_err_{threshold:g}"]
             ratio = error / reference.metrics[f"t_err_{threshold:g}"]
@@ -416,39 +582,103 @@ def rolling_ball_table(ball: RollingBall, runs: list[Run]) -> str:
         f"t(slip<{th * 1e3:g} mm/s) = {ball.t_slip_below(th) * 1e3:.3f} ms" for th in SLIP_THRESHOLDS
     )
     return (
-        f"rolling_ball: r = {ball.radius} m, m = {ball.mass:.4f} kg, v0 = {ball.v0} m/s, "
-        f"mu_k = {ball.mu_k}; closed form t* = {ball.t_roll * 1e3:.3f} ms, {exact}, "
-        f"v_roll = {ball.v_roll:.5f} m/s\n" + format_table(headers, rows)
+        f"rolling_ball ({stop:g} s): r = {ball.radius} m, m = {ball.mass:.4f} kg, "
+        f"v0 = {ball.v0} m/s, mu_k = {ball.mu_k}, mu_r = 0; closed form t* = "
+        f"{ball.t_roll * 1e3:.3f} ms, {exact}, v_roll = {ball.v_roll:.5f} m/s\n"
+        + format_table(headers, rows)
     )
 
 
-def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
-    model = rolling_ball_variant(REPO / "models" / "rolling_ball.m3d", workdir)
+# ---------------------------------------------------------------------------------------------
+# Billiard break: 16 balls
+
+
+def mirror_error(start: np.ndarray, end: np.ndarray, axis: int) -> float:
+    """The break starts mirror-symmetric about the plane `axis` = 0 and stays so in the exact
+    solution: the largest distance between a ball's end position and the mirror image of its
+    partner's (the ball that started at its mirror image)."""
+    mirror = np.ones(3)
+    mirror[axis] = -1
+    partner = [int(np.argmin(np.linalg.norm(start - p * mirror, axis=1))) for p in start]
+    assert all(np.linalg.norm(start[j] - start[i] * mirror) < 1e-9 for i, j in enumerate(partner))
+    return max(np.linalg.norm(end[i] - end[j] * mirror) for i, j in enumerate(partner))
+
+
+def off_the_bed(end: np.ndarray, radius: float, half_lengths: list[float], up: int) -> int:
+    """How many balls do not end on the playing surface: center outside the cushions' inner
+    faces, or not at ball height (1 mm tolerance)."""
+    horizontal = [axis for axis in range(3) if axis != up]
+    count = 0
+    for p in end:
+        inside = all(abs(p[a]) <= h - radius + 1e-3 for a, h in zip(horizontal, half_lengths))
+        count += not (inside and abs(p[up] - radius) < 1e-3)
+    return count
+
+
+def billiard16_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
+    model = REPO / "models" / "billiard16.m3d"
+    if not model.exists():
+        return f"billiard16: {model} not found, scene skipped"
     checked = check_model(model)
     p = checked.parameters
-    ball = RollingBall(p["r"], p["v0"], p["mu_k"], checked.masses["ball"])
-    runs = rolling_ball_fmu3d(model, ball, stop, repeat)
-    if "mujoco" in engines:
-        runs += mujoco_rolling_ball(ball, stop, repeat)
-    if "pybullet" in engines:
-        runs += pybullet_rolling_ball(ball, stop, repeat)
-    return rolling_ball_table(ball, runs)
+    run, columns = run_fmu3d(model, stop, None, repeat, "model's tol 1e-6")
+    names = [name for name in checked.masses]
+    position = lambda name, row: np.array([columns[f"{name}.r[{k}]"][row] for k in (1, 2, 3)])
+    velocity = lambda name, row: np.array([columns[f"{name}.v[{k}]"][row] for k in (1, 2, 3)])
+    start = np.array([position(n, 0) for n in names])
+    end = np.array([position(n, -1) for n in names])
+    run.metrics["mirror"] = mirror_error(start, end, 2)
+    run.metrics["off"] = off_the_bed(end, p["r"], [p["L"] / 2, p["W"] / 2], up=1)
+    runs = [run]
+
+    pairs = shipped_pairs()
+    L, W, cw, ch = p["L"], p["W"], p["cushion_width"], p["cushion_height"]
+    # The model's boxes (centre, lengths), y up.
+    boxes = [([0, -0.05, 0], [L + 2 * cw, 0.1, W + 2 * cw], "billiard_table")]
+    for sign in (1, -1):
+        boxes.append(([sign * (L / 2 + cw / 2), ch / 2, 0], [cw, ch, W], "cushion"))
+        boxes.append(([0, ch / 2, sign * (W / 2 + cw / 2)], [L + 2 * cw, ch, cw], "cushion"))
+    scene = Scene(
+        spheres=[Sphere(p["r"], checked.masses[n], from_y_up(position(n, 0)),
+                        from_y_up(velocity(n, 0))) for n in names],
+        boxes=[Box(list(from_y_up(c)), list(np.abs(from_y_up(lengths)) / 2), material)
+               for c, lengths, material in boxes],
+        ball_ball=pairs[frozenset(("billiard_ball",))],
+        ball_box={m: pairs[frozenset(("billiard_ball", m))] for m in ("billiard_table", "cushion")},
+    )
+    peer_start = np.array([s.position for s in scene.spheres])
+    for peer_run, final, _ in run_peers(scene, engines, stop, repeat, record=False):
+        end = np.array([position for position, _, _ in final])
+        peer_run.metrics["mirror"] = mirror_error(peer_start, end, 1)
+        peer_run.metrics["off"] = off_the_bed(end, p["r"], [p["L"] / 2, p["W"] / 2], up=2)
+        runs.append(peer_run)
+
+    headers = COMMON_HEADERS + ["mirror-symmetry error at the end [mm]", "balls off the bed"]
+    rows = [
+        common_columns(r, runs[0]) + [f"{r.metrics['mirror'] * 1e3:.3g}", str(r.metrics["off"])]
+        for r in runs
+    ]
+    return (
+        f"billiard16 ({stop:g} s): {len(names)} balls, r = {p['r']} m, m = "
+        f"{checked.masses[names[0]]:.4f} kg, cue at {p['v_cue']} m/s\n" + format_table(headers, rows)
+    )
+
+
+SCENES = {"rolling_ball": rolling_ball_scene, "billiard16": billiard16_scene}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenes", nargs="+", default=["rolling_ball"],
-                        choices=["rolling_ball"])
-    parser.add_argument("--engines", nargs="+", default=["mujoco", "pybullet"],
-                        choices=["mujoco", "pybullet"], help="peers to run besides fmu3d")
+    parser.add_argument("--scenes", nargs="+", default=list(SCENES), choices=list(SCENES))
+    parser.add_argument("--engines", nargs="+", default=list(PEERS), choices=list(PEERS),
+                        help="peers to run besides fmu3d")
     parser.add_argument("--stop-time", type=float, default=5.0, help="simulated time [s]")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (median reported)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fmu3d-peers-") as workdir:
         for scene in args.scenes:
-            if scene == "rolling_ball":
-                print(rolling_ball_scene(Path(workdir), args.stop_time, args.repeat, args.engines))
-            print()
+            print(SCENES[scene](Path(workdir), args.stop_time, args.repeat, args.engines))
+            print(flush=True)
 
 
 if __name__ == "__main__":
