@@ -3,7 +3,8 @@
 
 Each scene is simulated for the same time by
   - fmu3d: `fmu3d simulate` on the model file (IDA, contacts as events, the elastic contact law);
-    its statistics line and CSV are parsed, the wall time is the one the command reports;
+    its statistics line and CSV are parsed, the wall time is the one the command reports, the
+    CPU time the whole process's;
   - MuJoCo and PyBullet: the same bodies, masses, radii and contact coefficients built through
     their Python APIs, at their default settings and at settings chosen for accuracy.
 
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
-GRAVITY = 9.81
+GRAVITY = 9.81  # fmu3d's default gravity [m/s2] (docs/engine.md), used by the models here
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,7 +176,7 @@ class RollingBall:
 
     @property
     def v_roll(self) -> float:
-        """Analytic rolling speed (momentum about the contact point is conserved)."""
+        """Analytic rolling speed (angular momentum about the contact point is conserved)."""
         return 5.0 / 7.0 * self.v0
 
     def t_slip_below(self, threshold: float) -> float:
@@ -185,7 +186,7 @@ class RollingBall:
 
 SLIP_THRESHOLDS = (1e-3, 1e-2)  # [m/s]
 
-ROLLING_BALL_TABLE_LENGTH = 24.0  # [m]: the ball rolls about 10.5 m in 5 s
+ROLLING_BALL_TABLE_LENGTH = 24.0  # [m]: starting 1.5 m left of the centre, the ball covers 11 m
 
 
 def rolling_ball_variant(source: Path, workdir: Path) -> Path:
@@ -211,9 +212,10 @@ def slip_metrics(
     """Transition times and the final speed, with their relative errors against the closed form.
 
     The slip is the velocity of the ball's material point at the contact point, v + ω × (−l up).
-    All three engines put the contact point midway between the ball's lowest point and the
+    fmu3d and MuJoCo put the contact point midway between the ball's lowest point and the
     table's surface, so the lever l is the mean of the radius and the center's height h above
-    the surface (l = r − δ/2 at a penetration δ; a soft contact rolls on that point, not on r).
+    the surface (l = r − δ/2 at a penetration δ; a soft contact rolls on that point, not on r;
+    PyBullet's penetration is too small to matter).
     The transition is the first time the slip speed falls below each threshold, interpolated
     linearly between samples. `up` is the index of the vertical axis."""
     lever = 0.5 * (ball.radius + height)
