@@ -492,10 +492,21 @@ PEERS = {
 }
 
 
-def run_peers(scene: Scene, engines: list[str], stop: float, repeat: int, record: bool):
+@dataclass
+class Trajectory:
+    """Samples of every sphere: t (n), positions, velocities and angular velocities (n, spheres,
+    3)."""
+
+    t: np.ndarray
+    x: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+
+
+def run_peers(scene: Scene, engines: list[str], stop: float, repeat: int, record_until: float):
     """Per engine and setting: the Run (median wall time of the stepping alone, the world built
-    and reset outside the clock), the final states of all spheres, and, if `record`, sphere 0's
-    state after every step (a separate, untimed run)."""
+    and reset outside the clock), the final states of all spheres, and the Trajectory of every
+    step up to `record_until` (a separate, untimed run)."""
     for key in engines:
         engine, World, settings = PEERS[key]
         for name, setting in settings.items():
@@ -508,16 +519,15 @@ def run_peers(scene: Scene, engines: list[str], stop: float, repeat: int, record
                     return timed(lambda: world.step(steps))
 
                 wall, cpu = median_times(once, repeat)
-                final = [world.state(i) for i in range(len(scene.spheres))]
-                trajectory = None
-                if record:
-                    world.reset()
-                    trajectory = [world.state(0)]
-                    for _ in range(steps):
-                        world.step(1)
-                        trajectory.append(world.state(0))
-                    trajectory = [np.array(column) for column in zip(*trajectory)]
-                    trajectory.insert(0, np.arange(steps + 1) * world.dt)
+                spheres = range(len(scene.spheres))
+                final = [world.state(i) for i in spheres]
+                world.reset()
+                samples = [[world.state(i) for i in spheres]]
+                for _ in range(int(round(record_until / world.dt))):
+                    world.step(1)
+                    samples.append([world.state(i) for i in spheres])
+                x, v, w = (np.array([[s[k] for s in row] for row in samples]) for k in range(3))
+                trajectory = Trajectory(np.arange(len(samples)) * world.dt, x, v, w)
             finally:
                 world.close()
             yield Run(engine, name, wall, cpu, steps=steps), final, trajectory
@@ -562,8 +572,8 @@ def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[st
         ball_ball=Pair(1.0, 0.0, 0.0),
         ball_box={"table": Pair(table_pair.cor, p["mu_k"], p["mu_r"])},
     )
-    for run, _, (t, x, v, w) in run_peers(scene, engines, stop, repeat, record=True):
-        run.metrics = slip_metrics(ball, t, v, w, x[:, 2], up=2)
+    for run, _, path in run_peers(scene, engines, stop, repeat, record_until=stop):
+        run.metrics = slip_metrics(ball, path.t, path.v[:, 0], path.w[:, 0], path.x[:, 0, 2], up=2)
         runs.append(run)
 
     reference = runs[0]
@@ -617,23 +627,67 @@ def off_the_bed(end: np.ndarray, radius: float, half_lengths: list[float], up: i
     return count
 
 
+def cue_travel_time(distance: float, v0: float, pair: Pair) -> float:
+    """Closed form: the time a cue ball struck at v0 without spin needs to cover `distance`.
+    Sliding, friction decelerates it at μ_k g while friction less rolling resistance spins it
+    up (I ω̇ = (μ_k − μ_r) m g r), so the slip falls at (7 μ_k − 5 μ_r) g / 2 and it rolls from
+    t* = 2 v0 / ((7 μ_k − 5 μ_r) g); rolling, the resistance torque μ_r r m g decelerates it at
+    5/7 μ_r g."""
+    a_slide = pair.mu_k * GRAVITY
+    t_roll = 2 * v0 / ((7 * pair.mu_k - 5 * pair.mu_r) * GRAVITY)
+    x_roll = v0 * t_roll - a_slide * t_roll**2 / 2
+    if distance <= x_roll:
+        return (v0 - math.sqrt(v0**2 - 2 * a_slide * distance)) / a_slide
+    v_roll, a_roll = v0 - a_slide * t_roll, 5 / 7 * pair.mu_r * GRAVITY
+    rest = distance - x_roll
+    return t_roll + (v_roll - math.sqrt(v_roll**2 - 2 * a_roll * rest)) / a_roll
+
+
+def first_impact(path: Trajectory, radius: float, up: int) -> float:
+    """The instant the cue ball (the one moving at the start) first touches another ball: the
+    last sample before any other ball moves horizontally (faster than 1 cm/s), extrapolated with
+    the cue's velocity to the center distance 2 r from the ball nearest to it."""
+    horizontal = np.delete(path.v, up, axis=2)
+    cue = int(np.argmax(np.linalg.norm(path.v[0], axis=1)))
+    speeds = np.linalg.norm(np.delete(horizontal, cue, axis=1), axis=2)
+    moving = np.flatnonzero(speeds.max(axis=1) > 0.01)
+    if moving.size == 0:
+        return math.nan
+    before = moving[0] - 1
+    distances = np.linalg.norm(path.x[before] - path.x[before, cue], axis=1)
+    distances[cue] = math.inf
+    d = path.x[before, cue] - path.x[before, int(np.argmin(distances))]
+    v = path.v[before, cue]
+    a, b, c = v @ v, 2 * d @ v, d @ d - 4 * radius**2
+    return path.t[before] + (-b - math.sqrt(max(b * b - 4 * a * c, 0.0))) / (2 * a)
+
+
+def fmu3d_trajectory(columns: dict[str, np.ndarray], names: list[str]) -> Trajectory:
+    vectors = lambda quantity: np.stack(
+        [np.column_stack([columns[f"{n}.{quantity}[{k}]"] for k in (1, 2, 3)]) for n in names],
+        axis=1,
+    )
+    return Trajectory(columns["time"], vectors("r"), vectors("v"), vectors("w"))
+
+
 def billiard16_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
     model = REPO / "models" / "billiard16.m3d"
     if not model.exists():
         return f"billiard16: {model} not found, scene skipped"
     checked = check_model(model)
     p = checked.parameters
+    radius, bed = p["r"], [p["L"] / 2, p["W"] / 2]
     run, columns = run_fmu3d(model, stop, None, repeat, "model's tol 1e-6")
-    names = [name for name in checked.masses]
-    position = lambda name, row: np.array([columns[f"{name}.r[{k}]"][row] for k in (1, 2, 3)])
-    velocity = lambda name, row: np.array([columns[f"{name}.v[{k}]"][row] for k in (1, 2, 3)])
-    start = np.array([position(n, 0) for n in names])
-    end = np.array([position(n, -1) for n in names])
-    run.metrics["mirror"] = mirror_error(start, end, 2)
-    run.metrics["off"] = off_the_bed(end, p["r"], [p["L"] / 2, p["W"] / 2], up=1)
-    runs = [run]
+    names = list(checked.masses)
+    path = fmu3d_trajectory(columns, names)
+    # (Run, Trajectory, end positions, vertical axis, axis normal to the mirror plane)
+    runs = [(run, path, path.x[-1], 1, 2)]
 
     pairs = shipped_pairs()
+    table = pairs[frozenset(("billiard_ball", "billiard_table"))]
+    travel = np.linalg.norm(path.x[0, 0] - path.x[0, names.index("ball[1]")]) - 2 * radius
+    impact = cue_travel_time(travel, p["v_cue"], table)
+
     L, W, cw, ch = p["L"], p["W"], p["cushion_width"], p["cushion_height"]
     # The model's boxes (centre, lengths), y up.
     boxes = [([0, -0.05, 0], [L + 2 * cw, 0.1, W + 2 * cw], "billiard_table")]
@@ -641,28 +695,35 @@ def billiard16_scene(workdir: Path, stop: float, repeat: int, engines: list[str]
         boxes.append(([sign * (L / 2 + cw / 2), ch / 2, 0], [cw, ch, W], "cushion"))
         boxes.append(([0, ch / 2, sign * (W / 2 + cw / 2)], [L + 2 * cw, ch, cw], "cushion"))
     scene = Scene(
-        spheres=[Sphere(p["r"], checked.masses[n], from_y_up(position(n, 0)),
-                        from_y_up(velocity(n, 0))) for n in names],
+        spheres=[
+            Sphere(radius, checked.masses[n], from_y_up(path.x[0, i]), from_y_up(path.v[0, i]))
+            for i, n in enumerate(names)
+        ],
         boxes=[Box(list(from_y_up(c)), list(np.abs(from_y_up(lengths)) / 2), material)
                for c, lengths, material in boxes],
         ball_ball=pairs[frozenset(("billiard_ball",))],
         ball_box={m: pairs[frozenset(("billiard_ball", m))] for m in ("billiard_table", "cushion")},
     )
-    peer_start = np.array([s.position for s in scene.spheres])
-    for peer_run, final, _ in run_peers(scene, engines, stop, repeat, record=False):
+    for peer_run, final, peer_path in run_peers(scene, engines, stop, repeat, 2 * impact):
         end = np.array([position for position, _, _ in final])
-        peer_run.metrics["mirror"] = mirror_error(peer_start, end, 1)
-        peer_run.metrics["off"] = off_the_bed(end, p["r"], [p["L"] / 2, p["W"] / 2], up=2)
-        runs.append(peer_run)
+        runs.append((peer_run, peer_path, end, 2, 1))
 
-    headers = COMMON_HEADERS + ["mirror-symmetry error at the end [mm]", "balls off the bed"]
-    rows = [
-        common_columns(r, runs[0]) + [f"{r.metrics['mirror'] * 1e3:.3g}", str(r.metrics["off"])]
-        for r in runs
-    ]
+    headers = COMMON_HEADERS + ["first impact [ms]", "error", "mirror-symmetry error at 5 s [mm]",
+                                "balls off the bed"]
+    rows = []
+    for r, trajectory, end, up, mirror_axis in runs:
+        t_impact = first_impact(trajectory, radius, up)
+        rows.append(common_columns(r, runs[0][0]) + [
+            f"{t_impact * 1e3:.3f}",
+            f"{abs(t_impact - impact) / impact:.2e}",
+            f"{mirror_error(trajectory.x[0], end, mirror_axis) * 1e3:.3g}",
+            str(off_the_bed(end, radius, bed, up)),
+        ])
     return (
-        f"billiard16 ({stop:g} s): {len(names)} balls, r = {p['r']} m, m = "
-        f"{checked.masses[names[0]]:.4f} kg, cue at {p['v_cue']} m/s\n" + format_table(headers, rows)
+        f"billiard16 ({stop:g} s): {len(names)} balls, r = {radius} m, m = "
+        f"{checked.masses[names[0]]:.4f} kg, cue at {p['v_cue']} m/s; closed form of the first "
+        f"impact (sliding, then rolling against mu_r = {table.mu_r}): {impact * 1e3:.3f} ms\n"
+        + format_table(headers, rows)
     )
 
 
