@@ -239,25 +239,21 @@ def slip_metrics(
     return metrics
 
 
-
 def rolling_ball_fmu3d(model: Path, ball: RollingBall, stop: float, repeat: int) -> list[Run]:
     """The timed run at the model's output interval gives the wall time, the statistics and the
     final speed. The transition is located on the integrator's dense output: a second run over
     twice t* with outputs every 10 µs (1 ms samples would add their own interpolation error)."""
+
+    def metrics(columns: dict[str, np.ndarray]) -> dict[str, float]:
+        vec = lambda name: np.column_stack([columns[f"ball.{name}[{k}]"] for k in (1, 2, 3)])
+        return slip_metrics(ball, columns["time"], vec("v"), vec("w"), columns["ball.r[2]"], up=1)
+
     runs = []
-    up = 1  # y
     for setting, tolerance in (("model's tol 1e-8", None), ("tol 1e-6", 1e-6)):
         run, columns = run_fmu3d(model, stop, tolerance, repeat, setting)
         _, dense = run_fmu3d(model, 2 * ball.t_roll, tolerance, 1, setting, output_step=1e-5)
-        vec = lambda cols, name: np.column_stack([cols[f"ball.{name}[{k}]"] for k in (1, 2, 3)])
-        height = lambda cols: cols["ball.r[2]"]
-        transition = slip_metrics(
-            ball, dense["time"], vec(dense, "v"), vec(dense, "w"), height(dense), up
-        )
-        final = slip_metrics(
-            ball, columns["time"], vec(columns, "v"), vec(columns, "w"), height(columns), up
-        )
-        run.metrics = {**transition, "v_end": final["v_end"], "v_err": final["v_err"]}
+        final = metrics(columns)
+        run.metrics = {**metrics(dense), "v_end": final["v_end"], "v_err": final["v_err"]}
         runs.append(run)
     return runs
 
