@@ -6,14 +6,18 @@
 #   bash scripts/setup.sh            # the build tools
 #   bash scripts/setup.sh --python   # and .venv with the Python test harness's packages
 #                                    # (tests/python/requirements.txt: fmpy, libcosimpy, pytest, numpy)
+#   bash scripts/setup.sh --peers    # and .venv with the peers of the contact benchmark
+#                                    # (benches/peers/requirements.txt: mujoco, pybullet)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=false
+peers=false
 for arg in "$@"; do
   case "$arg" in
     --python) python=true ;;
-    *) echo "usage: bash scripts/setup.sh [--python]" >&2; exit 2 ;;
+    --peers) python=true; peers=true ;;
+    *) echo "usage: bash scripts/setup.sh [--python] [--peers]" >&2; exit 2 ;;
   esac
 done
 
@@ -50,9 +54,12 @@ if $python; then
       python3 -m venv .venv
     fi
   fi
-  if ! .venv/bin/python -m pip install -q --disable-pip-version-check \
-      -r tests/python/requirements.txt; then
-    echo "error: installing tests/python/requirements.txt into .venv failed" >&2
-    exit 1
-  fi
+  requirements=(tests/python/requirements.txt)
+  $peers && requirements+=(benches/peers/requirements.txt)
+  for file in "${requirements[@]}"; do
+    if ! .venv/bin/python -m pip install -q --disable-pip-version-check -r "$file"; then
+      echo "error: installing $file into .venv failed" >&2
+      exit 1
+    fi
+  done
 fi

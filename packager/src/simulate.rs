@@ -31,7 +31,12 @@ impl Run for Simulation {
         Ok(self.output_values())
     }
     fn summary(&self) -> String {
-        format!("{} states; {}", self.state_count(), self.stats())
+        format!(
+            "{} states; {}; {} contact events",
+            self.state_count(),
+            self.stats(),
+            self.events()
+        )
     }
 }
 

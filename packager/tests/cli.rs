@@ -144,3 +144,43 @@ fn bad_command_line_values_are_refused() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read the model file"));
 }
+
+/// The statistics line counts the contact events the integrator located: each start and end of
+/// a contact, so as many as the sign changes of the contact distance the CSV shows (sampled
+/// every 0.5 ms, finer than the shortest bounce of the first 1.5 s).
+#[test]
+fn simulate_reports_the_contact_events() {
+    let csv = std::env::temp_dir().join(format!("fmu3d-events-{}.csv", std::process::id()));
+    let run = fmu3d()
+        .args(["simulate", "--stop-time", "1.5", "--step", "0.0005", "-o"])
+        .arg(&csv)
+        .arg(repository().join("models/bouncing_ball.m3d"))
+        .output()
+        .expect("fmu3d runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let reported: usize = stderr
+        .split("; ")
+        .find_map(|part| part.strip_suffix(" contact events"))
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no contact event count in: {stderr}"));
+
+    let text = std::fs::read_to_string(&csv).expect("csv written");
+    std::fs::remove_file(&csv).ok();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let column = header
+        .iter()
+        .position(|name| *name == "impact.distance")
+        .expect("the contact output's distance");
+    let apart: Vec<bool> = lines
+        .map(|line| line.split(',').nth(column).expect("column"))
+        .map(|value| value.parse::<f64>().expect("number") > 0.0)
+        .collect();
+    let crossings = apart.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(
+        crossings >= 4,
+        "at least two bounces, not {crossings} crossings"
+    );
+    assert_eq!(reported, crossings, "{stderr}");
+}

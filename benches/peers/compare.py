@@ -1,0 +1,744 @@
+#!/usr/bin/env python3
+"""fmu3d's contact handling side by side with two peers, MuJoCo and PyBullet.
+
+Each scene is simulated for the same time by
+  - fmu3d: `fmu3d simulate` on the model file (IDA, contacts as events, the elastic contact law);
+    its statistics line and CSV are parsed, the wall time is the one the command reports, the
+    CPU time the whole process's;
+  - MuJoCo and PyBullet: the same bodies, masses, radii and contact coefficients built through
+    their Python APIs, at their default settings and at settings chosen for accuracy.
+
+The scenes read their numbers (radii, speeds, friction, masses) from the model files and from
+`fmu3d check`, so the peers follow the models. Run through `bash scripts/bench-peers.sh`, which
+installs the peers into .venv and builds fmu3d first. The mapping of each engine's contact model
+and its limits are described in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+GRAVITY = 9.81  # fmu3d's default gravity [m/s2] (docs/engine.md), used by the models here
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass
+class Run:
+    """One engine at one setting on one scene."""
+
+    engine: str
+    setting: str
+    wall: float  # median wall time of the simulation [s]
+    cpu: float  # median CPU time of the same [s]: steadier than the wall on a shared machine
+    steps: int | None = None
+    events: int | None = None
+    evaluations: str = ""  # what the engine counts of its work, as text
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+def median_times(run_once, repeat: int) -> tuple[float, float]:
+    """The medians of `repeat` (wall, CPU) times that `run_once()` returns."""
+    times = [run_once() for _ in range(repeat)]
+    return tuple(statistics.median(column) for column in zip(*times))
+
+
+def timed(action) -> tuple[float, float]:
+    """Wall and CPU time (this process's) of `action()`."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+# ---------------------------------------------------------------------------------------------
+# fmu3d
+
+
+def fmu3d_executable() -> Path:
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    exe = target / "release" / "fmu3d"
+    if not exe.exists():
+        sys.exit(f"error: {exe} not found; build it with `cargo build --release -p packager`")
+    return exe
+
+
+@dataclass
+class CheckedModel:
+    """What `fmu3d check` says about a model: parameter values and body masses."""
+
+    parameters: dict[str, float]
+    masses: dict[str, float]  # first object of each moving super-object → mass [kg]
+
+
+def check_model(model: Path) -> CheckedModel:
+    out = subprocess.run(
+        [str(fmu3d_executable()), "check", str(model)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    parameters = {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(r"^\s*parameter\s+(\S+)(?: \[[^]]*\])? = (\S+)", out, re.M)
+    }
+    masses = {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(r"^\s*\d+: \[(\S+?)(?:,[^\n]*)?\] \w+ joint .*mass (\S+) kg", out, re.M)
+    }
+    return CheckedModel(parameters, masses)
+
+
+STATS = re.compile(
+    r"simulated in (?P<wall>[\d.]+) s wall; (?P<states>\d+) states; (?P<steps>\d+) steps, "
+    r"(?P<res>\d+) residual evaluations \(\+(?P<jac_res>\d+) for Jacobians\), "
+    r"(?P<jac>\d+) Jacobians, .*?(?P<roots>\d+) root evaluations; (?P<events>\d+) contact events"
+)
+
+
+def run_fmu3d(
+    model: Path,
+    stop: float,
+    tolerance: float | None,
+    repeat: int,
+    setting: str,
+    output_step: float | None = None,
+):
+    """Runs `fmu3d simulate`; returns the Run (statistics of the last run) and the CSV columns.
+    Without `output_step`, the outputs come at the model's experiment interval."""
+    csv = model.with_suffix(".csv")
+    command = [str(fmu3d_executable()), "simulate", str(model), "--stop-time", str(stop)]
+    command += ["-o", str(csv)]
+    if tolerance is not None:
+        command += ["--tolerance", str(tolerance)]
+    if output_step is not None:
+        command += ["--step", str(output_step)]
+    stats = {}
+
+    def once() -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        match = STATS.search(done.stderr)
+        if not match:
+            sys.exit(f"error: no statistics line in the output of fmu3d:\n{done.stderr}")
+        stats.update({k: float(v) for k, v in match.groupdict().items()})
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return stats["wall"], cpu
+
+    wall, cpu = median_times(once, repeat)
+    data = np.genfromtxt(csv, delimiter=",", names=True, deletechars="")
+    run = Run(
+        "fmu3d",
+        setting,
+        wall,
+        cpu,
+        steps=int(stats["steps"]),
+        events=int(stats["events"]),
+        evaluations=f"{int(stats['res'])} res + {int(stats['jac_res'])} for "
+        f"{int(stats['jac'])} Jacobians, {int(stats['roots'])} root",
+    )
+    return run, {name: data[name] for name in data.dtype.names}
+
+
+# ---------------------------------------------------------------------------------------------
+# Rolling ball: slip-to-roll transition
+
+
+@dataclass
+class RollingBall:
+    """The billiard ball pushed along the table ([NO19b] Figs. 6-7)."""
+
+    radius: float
+    v0: float
+    mu_k: float
+    mass: float
+
+    @property
+    def t_roll(self) -> float:
+        """Analytic slip-to-roll time: the slip v − ωr falls at 7/2 μ_k g from v0."""
+        return 2.0 * self.v0 / (7.0 * self.mu_k * GRAVITY)
+
+    @property
+    def v_roll(self) -> float:
+        """Analytic rolling speed (angular momentum about the contact point is conserved)."""
+        return 5.0 / 7.0 * self.v0
+
+    def t_slip_below(self, threshold: float) -> float:
+        """Analytic time at which the slip speed falls below `threshold`."""
+        return self.t_roll * (1.0 - threshold / self.v0)
+
+
+SLIP_THRESHOLDS = (1e-3, 1e-2)  # [m/s]
+
+ROLLING_BALL_TABLE_LENGTH = 24.0  # [m]: starting 1.5 m left of the centre, the ball covers 11 m
+
+
+def rolling_ball_variant(source: Path, workdir: Path) -> Path:
+    """The shipped model with the table lengthened so the ball stays on it for 5 s, and without
+    rolling resistance (mu_r = 0), so that the closed form above is the exact reference."""
+    text = source.read_text()
+    edits = [
+        (r"(mu_r = )[\d.]+", r"\g<1>0"),
+        (r"lengths = \[4, ", f"lengths = [{ROLLING_BALL_TABLE_LENGTH:g}, "),
+    ]
+    for pattern, replacement in edits:
+        text, count = re.subn(pattern, replacement, text, count=1)
+        if count != 1:
+            sys.exit(f"error: {source} no longer has `{pattern}`; update {__file__}")
+    variant = workdir / "rolling_ball.m3d"
+    variant.write_text(text)
+    return variant
+
+
+def slip_metrics(
+    ball: RollingBall, t: np.ndarray, v: np.ndarray, w: np.ndarray, height: np.ndarray, up: int
+) -> dict[str, float]:
+    """Transition times and the final speed, with their relative errors against the closed form.
+
+    The slip is the velocity of the ball's material point at the contact point, v + ω × (−l up).
+    fmu3d and MuJoCo put the contact point midway between the ball's lowest point and the
+    table's surface, so the lever l is the mean of the radius and the center's height h above
+    the surface (l = r − δ/2 at a penetration δ; a soft contact rolls on that point, not on r;
+    PyBullet's penetration is too small to matter).
+    The transition is the first time the slip speed falls below each threshold, interpolated
+    linearly between samples. `up` is the index of the vertical axis."""
+    lever = 0.5 * (ball.radius + height)
+    slip = np.linalg.norm(v - lever[:, None] * np.cross(w, np.eye(3)[up]), axis=1)
+    metrics = {}
+    for threshold in SLIP_THRESHOLDS:
+        below = np.flatnonzero(slip < threshold)
+        below = below[below > 0]
+        if below.size == 0:
+            crossing = math.nan
+        else:
+            i = below[0]
+            fraction = (slip[i - 1] - threshold) / (slip[i - 1] - slip[i])
+            crossing = t[i - 1] + fraction * (t[i] - t[i - 1])
+        exact = ball.t_slip_below(threshold)
+        metrics[f"t_{threshold:g}"] = crossing
+        metrics[f"t_err_{threshold:g}"] = abs(crossing - exact) / exact
+    speed = float(np.linalg.norm(v[-1]))
+    metrics["v_end"] = speed
+    metrics["v_err"] = abs(speed - ball.v_roll) / ball.v_roll
+    return metrics
+
+
+def rolling_ball_fmu3d(model: Path, ball: RollingBall, stop: float, repeat: int) -> list[Run]:
+    """The timed run at the model's output interval gives the wall time, the statistics and the
+    final speed. The transition is located on the integrator's dense output: a second run over
+    twice t* with outputs every 10 µs (1 ms samples would add their own interpolation error)."""
+
+    def metrics(columns: dict[str, np.ndarray]) -> dict[str, float]:
+        vec = lambda name: np.column_stack([columns[f"ball.{name}[{k}]"] for k in (1, 2, 3)])
+        return slip_metrics(ball, columns["time"], vec("v"), vec("w"), columns["ball.r[2]"], up=1)
+
+    runs = []
+    for setting, tolerance in (("model's tol 1e-8", None), ("tol 1e-6", 1e-6)):
+        run, columns = run_fmu3d(model, stop, tolerance, repeat, setting)
+        _, dense = run_fmu3d(model, 2 * ball.t_roll, tolerance, 1, setting, output_step=1e-5)
+        final = metrics(columns)
+        run.metrics = {**metrics(dense), "v_end": final["v_end"], "v_err": final["v_err"]}
+        runs.append(run)
+    return runs
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenes for the peers: spheres on boxes, z up (fmu3d's models have y up: x, y, z → x, −z, y)
+
+
+@dataclass
+class Pair:
+    """Contact coefficients of a pair of materials (fmu3d's contact_pair)."""
+
+    cor: float
+    mu_k: float
+    mu_r: float
+
+
+def shipped_pairs() -> dict[frozenset, Pair]:
+    """The contact-pair table fmu3d ships, read from its source (one source for the numbers)."""
+    source = (REPO / "fmu-runtime/src/collision/contact_materials.rs").read_text()
+    rows = re.findall(r'\("(\w+)", "(\w+)", ([\d.]+), ([\d.]+), ([\d.]+)\)', source)
+    return {frozenset((a, b)): Pair(float(c), float(k), float(r)) for a, b, c, k, r in rows}
+
+
+@dataclass
+class Sphere:
+    radius: float
+    mass: float
+    position: np.ndarray
+    velocity: np.ndarray
+
+
+@dataclass
+class Box:
+    center: list[float]
+    half: list[float]
+    material: str
+
+
+@dataclass
+class Scene:
+    """Balls of one material on fixed boxes. `ball_ball` and `ball_box[material]` are the pair
+    coefficients; the rolling resistance torque is mu_r · radius · f_n as in fmu3d."""
+
+    spheres: list[Sphere]
+    boxes: list[Box]
+    ball_ball: Pair
+    ball_box: dict[str, Pair]
+
+
+def from_y_up(v) -> np.ndarray:
+    x, y, z = v
+    return np.array([x, -z, y])
+
+
+# ---------------------------------------------------------------------------------------------
+# MuJoCo
+
+
+def damping_ratio(cor: float) -> float:
+    """The damping ratio of a linear spring-damper whose rebound has this restitution."""
+    if cor <= 0:
+        return 1.0
+    return -math.log(cor) / math.sqrt(math.pi**2 + math.log(cor) ** 2)
+
+
+def mujoco_solref(cor: float, setting: dict) -> str:
+    """Restitution as MuJoCo's solref, where the setting maps it (else MuJoCo's default pair):
+    (time constant, damping ratio) for cor < 1; for cor = 1 the direct form (−stiffness,
+    −damping) with the stiffness of that time constant and no damping (a damping ratio near 0
+    in the first form would make the stiffness ∝ 1/ratio² and the step unstable)."""
+    timeconst = setting.get("timeconst")
+    if timeconst is None:
+        return ""
+    if cor >= 1:
+        return f'solref="{-1 / (0.95 * timeconst) ** 2:.6g} -1e-6"'
+    return f'solref="{timeconst:g} {damping_ratio(cor):.6g}"'
+
+
+def mujoco_friction(pair: Pair, radius: float) -> str:
+    """Sliding, torsional and rolling friction; condim 1 (frictionless), 3 or 6 (with rolling)."""
+    rolling = pair.mu_r * radius
+    condim = 6 if rolling > 0 else 3 if pair.mu_k > 0 else 1
+    return f'friction="{pair.mu_k:g} {rolling:g} {rolling:g}" condim="{condim}"'
+
+
+def mujoco_xml(scene: Scene, setting: dict) -> str:
+    """Boxes have priority 1, so a ball–box contact takes the box's friction, condim and solref
+    (the pair's coefficients); ball–ball contacts take the balls'."""
+    option = " ".join(f'{k}="{v}"' for k, v in setting.get("option", {}).items())
+    radius = scene.spheres[0].radius
+    geoms = []
+    for i, box in enumerate(scene.boxes):
+        pair = scene.ball_box[box.material]
+        geoms.append(
+            f'<geom name="box{i}" type="box" size="{" ".join(map(str, box.half))}" '
+            f'pos="{" ".join(map(str, box.center))}" priority="1" '
+            f"{mujoco_friction(pair, radius)} {mujoco_solref(pair.cor, setting)}/>"
+        )
+    for i, sphere in enumerate(scene.spheres):
+        geoms.append(
+            f'<body name="s{i}" pos="{" ".join(map(str, sphere.position))}"><freejoint/>'
+            f'<geom type="sphere" size="{sphere.radius}" mass="{sphere.mass}" '
+            f"{mujoco_friction(scene.ball_ball, radius)} "
+            f"{mujoco_solref(scene.ball_ball.cor, setting)}/></body>"
+        )
+    body = "\n    ".join(geoms)
+    return f'<mujoco>\n  <option {option}/>\n  <worldbody>\n    {body}\n  </worldbody>\n</mujoco>'
+
+
+class MujocoWorld:
+    def __init__(self, scene: Scene, setting: dict):
+        import mujoco
+
+        self.mj = mujoco
+        self.scene = scene
+        self.model = mujoco.MjModel.from_xml_string(mujoco_xml(scene, setting))
+        self.data = mujoco.MjData(self.model)
+        self.dt = self.model.opt.timestep
+        self.bodies = [self.model.body(f"s{i}").id for i in range(len(scene.spheres))]
+        self.velocity = np.zeros(6)
+
+    def reset(self):
+        self.mj.mj_resetData(self.model, self.data)
+        for body, sphere in zip(self.bodies, self.scene.spheres):
+            dof = self.model.jnt_dofadr[self.model.body_jntadr[body]]
+            self.data.qvel[dof : dof + 3] = sphere.velocity
+        self.mj.mj_forward(self.model, self.data)
+
+    def step(self, n: int):
+        self.mj.mj_step(self.model, self.data, nstep=n)
+
+    def state(self, i: int):
+        """Position, velocity and angular velocity of sphere i, world coordinates."""
+        body = self.bodies[i]
+        self.mj.mj_objectVelocity(
+            self.model, self.data, self.mj.mjtObj.mjOBJ_BODY, body, self.velocity, 0
+        )
+        return self.data.xpos[body].copy(), self.velocity[3:].copy(), self.velocity[:3].copy()
+
+    def close(self):
+        pass
+
+
+# Default: 2 ms semi-implicit Euler, pyramidal friction cone, soft contacts with solref
+# (0.02 s, 1) for every pair (critically damped: MuJoCo's defaults do not carry a restitution).
+# "0.1 ms": only the step changed, as the billiard target states it. "0.1 ms, tuned": the
+# restitution mapped onto solref with a time constant of 2 ms (20 steps; MuJoCo asks for at
+# least 2), an elliptic cone and impratio 100 (friction nearly as hard as the normal direction);
+# the most accurate of the combinations tried on the rolling ball.
+MUJOCO_SETTINGS = {
+    "default (2 ms)": {},
+    "0.1 ms": {"option": {"timestep": 1e-4}},
+    "0.1 ms, tuned": {
+        "option": {"timestep": 1e-4, "cone": "elliptic", "impratio": 100},
+        "timeconst": 0.002,
+    },
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# PyBullet
+
+
+class PybulletWorld:
+    """Bullet combines two bodies' coefficients by products: restitution e_a·e_b, friction
+    μ_a·μ_b, rolling and spinning friction ρ_a·μ_b + μ_a·ρ_b. The balls carry restitution
+    sqrt(ball–ball cor) and friction 1, each box its pair's coefficients; so ball–box pairs are
+    exact for cor_ball-ball = 1 and ball–ball friction is 1 (no per-pair friction in PyBullet)."""
+
+    def __init__(self, scene: Scene, setting: dict):
+        import pybullet
+
+        self.pb = pybullet
+        self.scene = scene
+        self.setting = setting
+        self.dt = setting.get("timestep", 1.0 / 240.0)
+        self.client = pybullet.connect(pybullet.DIRECT)
+        self.bodies = []
+
+    def reset(self):
+        pb, c, scene = self.pb, self.client, self.scene
+        pb.resetSimulation(physicsClientId=c)
+        pb.setGravity(0, 0, -GRAVITY, physicsClientId=c)
+        pb.setPhysicsEngineParameter(fixedTimeStep=self.dt, physicsClientId=c)
+        for box in scene.boxes:
+            pair = scene.ball_box[box.material]
+            shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=box.half, physicsClientId=c)
+            body = pb.createMultiBody(0, shape, basePosition=box.center, physicsClientId=c)
+            rolling = pair.mu_r * scene.spheres[0].radius
+            pb.changeDynamics(body, -1, lateralFriction=pair.mu_k, restitution=pair.cor,
+                              rollingFriction=rolling, spinningFriction=rolling,
+                              physicsClientId=c)
+        self.bodies = []
+        for sphere in scene.spheres:
+            shape = pb.createCollisionShape(pb.GEOM_SPHERE, radius=sphere.radius,
+                                            physicsClientId=c)
+            body = pb.createMultiBody(sphere.mass, shape, basePosition=sphere.position,
+                                      physicsClientId=c)
+            # PyBullet damps every body by default (0.04): off, the scenes have no drag.
+            pb.changeDynamics(body, -1, lateralFriction=1.0,
+                              restitution=math.sqrt(scene.ball_ball.cor),
+                              rollingFriction=0.0, spinningFriction=0.0,
+                              linearDamping=0.0, angularDamping=0.0, physicsClientId=c)
+            pb.resetBaseVelocity(body, list(sphere.velocity), [0, 0, 0], physicsClientId=c)
+            self.bodies.append(body)
+
+    def step(self, n: int):
+        for _ in range(n):
+            self.pb.stepSimulation(physicsClientId=self.client)
+
+    def state(self, i: int):
+        body, c = self.bodies[i], self.client
+        position, _ = self.pb.getBasePositionAndOrientation(body, physicsClientId=c)
+        linear, angular = self.pb.getBaseVelocity(body, physicsClientId=c)
+        return np.array(position), np.array(linear), np.array(angular)
+
+    def close(self):
+        self.pb.disconnect(self.client)
+
+
+# Default: 1/240 s, 50 solver iterations. "0.1 ms": the step that reaches the closed form of
+# the rolling ball to round-off (Bullet's friction is an exact Coulomb constraint).
+PYBULLET_SETTINGS = {
+    "default (1/240 s)": {},
+    "0.1 ms": {"timestep": 1e-4},
+}
+
+PEERS = {
+    "mujoco": ("MuJoCo", MujocoWorld, MUJOCO_SETTINGS),
+    "pybullet": ("PyBullet", PybulletWorld, PYBULLET_SETTINGS),
+}
+
+
+@dataclass
+class Trajectory:
+    """Samples of every sphere: t (n), positions, velocities and angular velocities (n, spheres,
+    3)."""
+
+    t: np.ndarray
+    x: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+
+
+def run_peers(scene: Scene, engines: list[str], stop: float, repeat: int, record_until: float):
+    """Per engine and setting: the Run (median wall time of the stepping alone, the world built
+    and reset outside the clock), the final states of all spheres, and the Trajectory of every
+    step up to `record_until` (a separate, untimed run)."""
+    for key in engines:
+        engine, World, settings = PEERS[key]
+        for name, setting in settings.items():
+            world = World(scene, setting)
+            try:
+                steps = int(round(stop / world.dt))
+
+                def once() -> tuple[float, float]:
+                    world.reset()
+                    return timed(lambda: world.step(steps))
+
+                wall, cpu = median_times(once, repeat)
+                spheres = range(len(scene.spheres))
+                final = [world.state(i) for i in spheres]
+                world.reset()
+                samples = [[world.state(i) for i in spheres]]
+                for _ in range(int(round(record_until / world.dt))):
+                    world.step(1)
+                    samples.append([world.state(i) for i in spheres])
+                x, v, w = (np.array([[s[k] for s in row] for row in samples]) for k in range(3))
+                trajectory = Trajectory(np.arange(len(samples)) * world.dt, x, v, w)
+            finally:
+                world.close()
+            yield Run(engine, name, wall, cpu, steps=steps), final, trajectory
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+def format_table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def common_columns(run: Run, reference: Run) -> list[str]:
+    events = "–" if run.events is None else str(run.events)
+    return [run.engine, run.setting, f"{run.wall:.3f}", f"{run.cpu:.3f}",
+            f"{run.cpu / reference.cpu:.3g}", str(run.steps), events, run.evaluations or "–"]
+
+
+COMMON_HEADERS = ["engine", "setting", "wall [s]", "CPU [s]", "CPU / fmu3d's", "steps", "events",
+                  "evaluations"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rolling ball
+
+
+def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
+    model = rolling_ball_variant(REPO / "models" / "rolling_ball.m3d", workdir)
+    checked = check_model(model)
+    p = checked.parameters
+    ball = RollingBall(p["r"], p["v0"], p["mu_k"], checked.masses["ball"])
+    runs = rolling_ball_fmu3d(model, ball, stop, repeat)
+    half = ROLLING_BALL_TABLE_LENGTH / 2
+    table_pair = shipped_pairs()[frozenset(("billiard_ball", "billiard_table"))]
+    scene = Scene(
+        spheres=[Sphere(ball.radius, ball.mass, np.array([-1.5, 0, ball.radius]),
+                        np.array([ball.v0, 0, 0]))],
+        boxes=[Box([0, 0, -0.05], [half, 1, 0.05], "table")],
+        ball_ball=Pair(1.0, 0.0, 0.0),
+        ball_box={"table": Pair(table_pair.cor, p["mu_k"], p["mu_r"])},
+    )
+    for run, _, path in run_peers(scene, engines, stop, repeat, record_until=stop):
+        run.metrics = slip_metrics(ball, path.t, path.v[:, 0], path.w[:, 0], path.x[:, 0, 2], up=2)
+        runs.append(run)
+
+    reference = runs[0]
+    headers = list(COMMON_HEADERS)
+    for threshold in SLIP_THRESHOLDS:
+        headers += [f"t(slip<{threshold * 1e3:g} mm/s) [ms]", "error", "error / fmu3d's"]
+    headers += ["v(5 s) [m/s]", "error"]
+    rows = []
+    for run in runs:
+        row = common_columns(run, reference)
+        for threshold in SLIP_THRESHOLDS:
+            error = run.metrics[f"t_err_{threshold:g}"]
+            ratio = error / reference.metrics[f"t_err_{threshold:g}"]
+            row += [f"{run.metrics[f't_{threshold:g}'] * 1e3:.3f}", f"{error:.2e}", f"{ratio:.3g}"]
+        row += [f"{run.metrics['v_end']:.5f}", f"{run.metrics['v_err']:.2e}"]
+        rows.append(row)
+    exact = ", ".join(
+        f"t(slip<{th * 1e3:g} mm/s) = {ball.t_slip_below(th) * 1e3:.3f} ms" for th in SLIP_THRESHOLDS
+    )
+    return (
+        f"rolling_ball ({stop:g} s): r = {ball.radius} m, m = {ball.mass:.4f} kg, "
+        f"v0 = {ball.v0} m/s, mu_k = {ball.mu_k}, mu_r = 0; closed form t* = "
+        f"{ball.t_roll * 1e3:.3f} ms, {exact}, v_roll = {ball.v_roll:.5f} m/s\n"
+        + format_table(headers, rows)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Billiard break: 16 balls
+
+
+def mirror_error(start: np.ndarray, end: np.ndarray, axis: int) -> float:
+    """The break starts mirror-symmetric about the plane `axis` = 0 and stays so in the exact
+    solution: the largest distance between a ball's end position and the mirror image of its
+    partner's (the ball that started at its mirror image)."""
+    mirror = np.ones(3)
+    mirror[axis] = -1
+    partner = [int(np.argmin(np.linalg.norm(start - p * mirror, axis=1))) for p in start]
+    assert all(np.linalg.norm(start[j] - start[i] * mirror) < 1e-9 for i, j in enumerate(partner))
+    return max(np.linalg.norm(end[i] - end[j] * mirror) for i, j in enumerate(partner))
+
+
+def off_the_bed(end: np.ndarray, radius: float, half_lengths: list[float], up: int) -> int:
+    """How many balls do not end on the playing surface: center outside the cushions' inner
+    faces, or not at ball height (1 mm tolerance)."""
+    horizontal = [axis for axis in range(3) if axis != up]
+    count = 0
+    for p in end:
+        inside = all(abs(p[a]) <= h - radius + 1e-3 for a, h in zip(horizontal, half_lengths))
+        count += not (inside and abs(p[up] - radius) < 1e-3)
+    return count
+
+
+def cue_travel_time(distance: float, v0: float, pair: Pair) -> float:
+    """Closed form: the time a cue ball struck at v0 without spin needs to cover `distance`.
+    Sliding, friction decelerates it at μ_k g while friction less rolling resistance spins it
+    up (I ω̇ = (μ_k − μ_r) m g r), so the slip falls at (7 μ_k − 5 μ_r) g / 2 and it rolls from
+    t* = 2 v0 / ((7 μ_k − 5 μ_r) g); rolling, the resistance torque μ_r r m g decelerates it at
+    5/7 μ_r g."""
+    a_slide = pair.mu_k * GRAVITY
+    t_roll = 2 * v0 / ((7 * pair.mu_k - 5 * pair.mu_r) * GRAVITY)
+    x_roll = v0 * t_roll - a_slide * t_roll**2 / 2
+    if distance <= x_roll:
+        return (v0 - math.sqrt(v0**2 - 2 * a_slide * distance)) / a_slide
+    v_roll, a_roll = v0 - a_slide * t_roll, 5 / 7 * pair.mu_r * GRAVITY
+    rest = distance - x_roll
+    return t_roll + (v_roll - math.sqrt(v_roll**2 - 2 * a_roll * rest)) / a_roll
+
+
+def first_impact(path: Trajectory, radius: float, up: int) -> float:
+    """The instant the cue ball (the one moving at the start) first touches another ball: the
+    last sample before any other ball moves horizontally (faster than 1 cm/s), extrapolated with
+    the cue's velocity to the center distance 2 r from the ball nearest to it."""
+    horizontal = np.delete(path.v, up, axis=2)
+    cue = int(np.argmax(np.linalg.norm(path.v[0], axis=1)))
+    speeds = np.linalg.norm(np.delete(horizontal, cue, axis=1), axis=2)
+    moving = np.flatnonzero(speeds.max(axis=1) > 0.01)
+    if moving.size == 0:
+        return math.nan
+    before = moving[0] - 1
+    distances = np.linalg.norm(path.x[before] - path.x[before, cue], axis=1)
+    distances[cue] = math.inf
+    d = path.x[before, cue] - path.x[before, int(np.argmin(distances))]
+    v = path.v[before, cue]
+    a, b, c = v @ v, 2 * d @ v, d @ d - 4 * radius**2
+    return path.t[before] + (-b - math.sqrt(max(b * b - 4 * a * c, 0.0))) / (2 * a)
+
+
+def fmu3d_trajectory(columns: dict[str, np.ndarray], names: list[str]) -> Trajectory:
+    vectors = lambda quantity: np.stack(
+        [np.column_stack([columns[f"{n}.{quantity}[{k}]"] for k in (1, 2, 3)]) for n in names],
+        axis=1,
+    )
+    return Trajectory(columns["time"], vectors("r"), vectors("v"), vectors("w"))
+
+
+def billiard16_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
+    model = REPO / "models" / "billiard16.m3d"
+    if not model.exists():
+        return f"billiard16: {model} not found, scene skipped"
+    checked = check_model(model)
+    p = checked.parameters
+    radius, bed = p["r"], [p["L"] / 2, p["W"] / 2]
+    run, columns = run_fmu3d(model, stop, None, repeat, "model's tol 1e-6")
+    names = list(checked.masses)
+    path = fmu3d_trajectory(columns, names)
+    # (Run, Trajectory, end positions, vertical axis, axis normal to the mirror plane)
+    runs = [(run, path, path.x[-1], 1, 2)]
+
+    pairs = shipped_pairs()
+    table = pairs[frozenset(("billiard_ball", "billiard_table"))]
+    travel = np.linalg.norm(path.x[0, 0] - path.x[0, names.index("ball[1]")]) - 2 * radius
+    impact = cue_travel_time(travel, p["v_cue"], table)
+
+    L, W, cw, ch = p["L"], p["W"], p["cushion_width"], p["cushion_height"]
+    # The model's boxes (centre, lengths), y up.
+    boxes = [([0, -0.05, 0], [L + 2 * cw, 0.1, W + 2 * cw], "billiard_table")]
+    for sign in (1, -1):
+        boxes.append(([sign * (L / 2 + cw / 2), ch / 2, 0], [cw, ch, W], "cushion"))
+        boxes.append(([0, ch / 2, sign * (W / 2 + cw / 2)], [L + 2 * cw, ch, cw], "cushion"))
+    scene = Scene(
+        spheres=[
+            Sphere(radius, checked.masses[n], from_y_up(path.x[0, i]), from_y_up(path.v[0, i]))
+            for i, n in enumerate(names)
+        ],
+        boxes=[Box(list(from_y_up(c)), list(np.abs(from_y_up(lengths)) / 2), material)
+               for c, lengths, material in boxes],
+        ball_ball=pairs[frozenset(("billiard_ball",))],
+        ball_box={m: pairs[frozenset(("billiard_ball", m))] for m in ("billiard_table", "cushion")},
+    )
+    for peer_run, final, peer_path in run_peers(scene, engines, stop, repeat, 2 * impact):
+        end = np.array([position for position, _, _ in final])
+        runs.append((peer_run, peer_path, end, 2, 1))
+
+    headers = COMMON_HEADERS + ["first impact [ms]", "error", "mirror-symmetry error at 5 s [mm]",
+                                "balls off the bed"]
+    rows = []
+    for r, trajectory, end, up, mirror_axis in runs:
+        t_impact = first_impact(trajectory, radius, up)
+        rows.append(common_columns(r, runs[0][0]) + [
+            f"{t_impact * 1e3:.3f}",
+            f"{abs(t_impact - impact) / impact:.2e}",
+            f"{mirror_error(trajectory.x[0], end, mirror_axis) * 1e3:.3g}",
+            str(off_the_bed(end, radius, bed, up)),
+        ])
+    return (
+        f"billiard16 ({stop:g} s): {len(names)} balls, r = {radius} m, m = "
+        f"{checked.masses[names[0]]:.4f} kg, cue at {p['v_cue']} m/s; closed form of the first "
+        f"impact (sliding, then rolling against mu_r = {table.mu_r}): {impact * 1e3:.3f} ms\n"
+        + format_table(headers, rows)
+    )
+
+
+SCENES = {"rolling_ball": rolling_ball_scene, "billiard16": billiard16_scene}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", nargs="+", default=list(SCENES), choices=list(SCENES))
+    parser.add_argument("--engines", nargs="+", default=list(PEERS), choices=list(PEERS),
+                        help="peers to run besides fmu3d")
+    parser.add_argument("--stop-time", type=float, default=5.0, help="simulated time [s]")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs (median reported)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="fmu3d-peers-") as workdir:
+        for scene in args.scenes:
+            print(SCENES[scene](Path(workdir), args.stop_time, args.repeat, args.engines))
+            print(flush=True)
+
+
+if __name__ == "__main__":
+    main()
