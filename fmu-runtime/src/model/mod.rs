@@ -7,6 +7,7 @@ mod lexer;
 pub mod mass;
 pub mod materials;
 pub mod motion;
+mod snap;
 pub mod spec;
 mod suggest;
 mod syntax;
