@@ -84,4 +84,6 @@ pub fn load_str_with(
 }
 
 #[cfg(test)]
+mod snap_tests;
+#[cfg(test)]
 mod tests;
