@@ -88,7 +88,7 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             );
         }
         println!(
-            "  {} parts placed by mates, {} redundant mates not used",
+            "  parts placed by mates: {}; redundant mates (not used): {}",
             spec.snapped.len(),
             spec.redundant_mates.len()
         );
