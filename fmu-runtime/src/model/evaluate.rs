@@ -2074,6 +2074,34 @@ impl<'a> Evaluator<'a> {
         Ok((snapped, redundant))
     }
 
+    /// The root of every object's rigid group, as [`Self::root`], each parent chain walked once
+    /// (chains placed by mates can be thousands of objects deep).
+    fn roots(&self, index: &HashMap<String, usize>) -> Vec<String> {
+        let mut roots: Vec<Option<String>> = vec![None; self.objects.len()];
+        for start in 0..self.objects.len() {
+            let mut chain = Vec::new();
+            let mut current = start;
+            let root = loop {
+                if let Some(known) = &roots[current] {
+                    break known.clone();
+                }
+                chain.push(current);
+                let object = &self.objects[current].spec;
+                match object.parent.as_ref().map(|p| (p, index.get(p))) {
+                    Some((_, Some(&parent))) if chain.len() <= self.objects.len() => {
+                        current = parent
+                    }
+                    Some((parent, _)) if parent == WORLD => break WORLD.to_string(),
+                    _ => break object.name.clone(),
+                }
+            };
+            for i in chain {
+                roots[i] = Some(root.clone());
+            }
+        }
+        roots.into_iter().map(Option::unwrap_or_default).collect()
+    }
+
     fn finish(mut self) -> Result<ModelSpec, Diag> {
         let index: HashMap<String, usize> = self
             .objects
@@ -2203,6 +2231,13 @@ impl<'a> Evaluator<'a> {
                 )
                 .with_help(Some("swap `from` and `to`, or remove the `parent` of the moved object".into())));
             }
+            if self.root(&from, &index) == self.root(&to, &index) {
+                return Err(Diag::new(
+                    pos,
+                    format!("joint `{name}` would move `{to}` relative to `{from}`, but both belong to one rigid part (through `parent` relations or fixed joints)"),
+                )
+                .with_help(Some("remove this joint, or the fixed joint or `parent` that joins the two parts".into())));
+            }
             if matches!(kind, JointKind::Free { .. })
                 && from != WORLD
                 && self.root(&from, &index) != WORLD
@@ -2225,9 +2260,9 @@ impl<'a> Evaluator<'a> {
             });
         }
         // Every object hangs from the world or from a joint.
-        for o in &self.objects {
-            let r = self.root(&o.spec.name, &index);
-            if r != WORLD && !jointed_roots.contains(&r) {
+        let roots = self.roots(&index);
+        for (o, r) in self.objects.iter().zip(&roots) {
+            if r != WORLD && !jointed_roots.contains(r) {
                 return Err(Diag::new(
                     o.pos,
                     format!("object `{}` is not connected: give it a parent or make it the `to` of a joint", o.spec.name),

@@ -21,7 +21,8 @@
 
 use super::lexer::{Diag, Pos};
 use nalgebra::{Isometry3, Vector3};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 /// Two connectors closer than this [m] coincide.
 pub const POSITION_TOLERANCE: f64 = 1e-6;
@@ -81,85 +82,104 @@ pub(super) struct Outcome {
     pub redundant: Vec<Redundant>,
 }
 
-/// How a part is placed.
-enum Placement {
-    World,
-    Joint(usize),
-    Undefined,
-}
-
 struct Snap<'a> {
     frames: &'a mut [Frame],
     mates: &'a [Mate],
     movers: &'a [Mover],
+    /// The root of each frame's part through the parents the user wrote (the world for parts
+    /// rigidly attached to it).
+    part: Vec<Node>,
     /// The mate that gave each object its parent.
     placed_by: Vec<Option<usize>>,
     /// Root object of each part that a joint moves → the joint.
     moved: HashMap<usize, usize>,
+    /// Each placed part → the root of the rigid body it now belongs to (the world or a part
+    /// that a joint moves) and the pose of the part's root in that body.
+    body: HashMap<Node, (Node, Isometry3<f64>)>,
+    /// The mates that touch each part.
+    mates_at: HashMap<Node, Vec<usize>>,
+    /// Mates with a placed part, the first written on top.
+    ready: BinaryHeap<Reverse<usize>>,
 }
 
 /// Places every part that the mates determine; `frames` get their new parents and poses.
+///
+/// Of the mates that touch a placed part, the one written first is applied first (a heap of
+/// mate indices), so each mate is looked at once: O(mates · log mates + frames · part depth).
 pub(super) fn snap(
     frames: &mut [Frame],
     mates: &[Mate],
     movers: &[Mover],
 ) -> Result<Outcome, Diag> {
+    let part = part_roots(frames);
     let n = frames.len();
     let mut s = Snap {
         frames,
         mates,
         movers,
+        part,
         placed_by: vec![None; n],
         moved: HashMap::new(),
+        body: HashMap::new(),
+        mates_at: HashMap::new(),
+        ready: BinaryHeap::new(),
     };
-    for (index, mover) in movers.iter().enumerate() {
-        if let Node::Object(root) = s.root(mover.to) {
-            s.moved.entry(root).or_insert(index);
+    for (index, mate) in mates.iter().enumerate() {
+        s.check_owners(mate)?;
+        let (a, b) = (s.part_of(mate.from), s.part_of(mate.to));
+        s.mates_at.entry(a).or_default().push(index);
+        if b != a {
+            s.mates_at.entry(b).or_default().push(index);
         }
     }
-    for mate in mates {
-        s.check_owners(mate)?;
+    s.enter(Node::World, (Node::World, Isometry3::identity()));
+    for (index, mover) in movers.iter().enumerate() {
+        if let Node::Object(root) = s.part_of(mover.to) {
+            if !s.moved.contains_key(&root) {
+                s.moved.insert(root, index);
+                let root = Node::Object(root);
+                s.enter(root, (root, Isometry3::identity()));
+            }
+        }
     }
     let mut outcome = Outcome {
         placed: Vec::new(),
         redundant: Vec::new(),
     };
     let mut used = vec![false; mates.len()];
-    loop {
-        let mut progress = false;
-        for (index, mate) in mates.iter().enumerate() {
-            if used[index] {
-                continue;
-            }
-            let (root_from, root_to) = (s.root(mate.from), s.root(mate.to));
-            if root_from == root_to {
-                outcome.redundant.push(s.check_agreement(index)?);
-            } else {
-                let (target, moved, relative, root) =
-                    match (s.placement(root_from), s.placement(root_to)) {
-                        (Placement::Undefined, Placement::Undefined) => continue,
-                        (Placement::Undefined, _) => {
-                            (mate.to, mate.from, mate.offset.inverse(), root_from)
-                        }
-                        (_, Placement::Undefined) => (mate.from, mate.to, mate.offset, root_to),
-                        (a, b) => return Err(s.both_placed(mate, a, b)),
-                    };
-                let Node::Object(root) = root else {
+    while let Some(Reverse(index)) = s.ready.pop() {
+        if used[index] {
+            continue;
+        }
+        used[index] = true;
+        let mate = &mates[index];
+        let (target, moved, relative, (body, target_pose)) =
+            match (s.pose_in_body(mate.from), s.pose_in_body(mate.to)) {
+                (Some((a, from)), Some((b, to))) if a == b => {
+                    outcome.redundant.push(s.check_agreement(index, from, to)?);
                     continue;
-                };
-                // N = A: the placed connector becomes the parent, S = offset·P⁻¹.
-                let p = s.pose_in_root(moved);
-                s.frames[root].parent = Some(target);
-                s.frames[root].pose = relative * p.inverse();
-                s.placed_by[root] = Some(index);
-                outcome.placed.push((root, index));
-            }
-            used[index] = true;
-            progress = true;
-        }
-        if !progress {
-            break;
-        }
+                }
+                (Some((a, _)), Some((b, _))) => return Err(s.both_placed(mate, a, b)),
+                (Some(from), None) => (mate.from, mate.to, mate.offset, from),
+                (None, Some(to)) => (mate.to, mate.from, mate.offset.inverse(), to),
+                // A mate enters the heap when one of its parts is placed.
+                (None, None) => {
+                    used[index] = false;
+                    continue;
+                }
+            };
+        let part = s.part_of(moved);
+        let Node::Object(root) = part else {
+            continue;
+        };
+        // N = A: the placed connector becomes the parent, S = offset·P⁻¹.
+        let p = s.pose_in_part(moved);
+        let placement = relative * p.inverse();
+        s.frames[root].parent = Some(target);
+        s.frames[root].pose = placement;
+        s.placed_by[root] = Some(index);
+        outcome.placed.push((root, index));
+        s.enter(part, (body, target_pose * placement));
     }
     if let Some(index) = used.iter().position(|u| !u) {
         let mate = &mates[index];
@@ -180,7 +200,48 @@ pub(super) fn snap(
     Ok(outcome)
 }
 
+/// The root of every frame's part through the written parents, each parent chain walked once.
+fn part_roots(frames: &[Frame]) -> Vec<Node> {
+    let mut part: Vec<Option<Node>> = vec![None; frames.len()];
+    for start in 0..frames.len() {
+        let mut chain = Vec::new();
+        let mut current = Node::Object(start);
+        let root = loop {
+            let Node::Object(i) = current else {
+                break Node::World;
+            };
+            if let Some(known) = part[i] {
+                break known;
+            }
+            // Parent loops are refused before SNAP; the bound only guards against them.
+            if chain.len() > frames.len() {
+                break current;
+            }
+            chain.push(i);
+            match frames[i].parent {
+                Some(parent) => current = parent,
+                None => break current,
+            }
+        };
+        for i in chain {
+            part[i] = Some(root);
+        }
+    }
+    part.into_iter()
+        .enumerate()
+        .map(|(i, p)| p.unwrap_or(Node::Object(i)))
+        .collect()
+}
+
 impl Snap<'_> {
+    /// A part is placed: it belongs to `body` at the given pose; its mates can be applied.
+    fn enter(&mut self, part: Node, body: (Node, Isometry3<f64>)) {
+        self.body.insert(part, body);
+        for &index in self.mates_at.get(&part).into_iter().flatten() {
+            self.ready.push(Reverse(index));
+        }
+    }
+
     fn name(&self, node: Node) -> &str {
         match node {
             Node::World => super::spec::WORLD,
@@ -195,7 +256,7 @@ impl Snap<'_> {
         }
     }
 
-    /// The node and its ancestors, the root last (parent loops are refused before SNAP).
+    /// The node and its ancestors, the root last, through the parents SNAP has set too.
     fn path_to_root(&self, node: Node) -> Vec<Node> {
         let mut path = vec![node];
         while let Some(parent) = self.parent(path[path.len() - 1]) {
@@ -207,32 +268,33 @@ impl Snap<'_> {
         path
     }
 
-    fn root(&self, node: Node) -> Node {
-        let path = self.path_to_root(node);
-        path[path.len() - 1]
+    fn part_of(&self, node: Node) -> Node {
+        match node {
+            Node::World => Node::World,
+            Node::Object(i) => self.part[i],
+        }
     }
 
-    /// Pose of `node` in the frame of its root.
-    fn pose_in_root(&self, node: Node) -> Isometry3<f64> {
+    /// Pose of `node` in the frame of its part's root.
+    fn pose_in_part(&self, node: Node) -> Isometry3<f64> {
+        let root = self.part_of(node);
         let mut pose = Isometry3::identity();
-        for step in self.path_to_root(node) {
-            if let Node::Object(i) = step {
-                if self.frames[i].parent.is_some() {
-                    pose = self.frames[i].pose * pose;
-                }
-            }
+        let mut current = node;
+        while current != root {
+            let Node::Object(i) = current else { break };
+            let Some(parent) = self.frames[i].parent else {
+                break;
+            };
+            pose = self.frames[i].pose * pose;
+            current = parent;
         }
         pose
     }
 
-    fn placement(&self, root: Node) -> Placement {
-        match root {
-            Node::World => Placement::World,
-            Node::Object(i) => match self.moved.get(&i) {
-                Some(&mover) => Placement::Joint(mover),
-                None => Placement::Undefined,
-            },
-        }
+    /// The rigid body of a placed frame and the frame's pose in it.
+    fn pose_in_body(&self, node: Node) -> Option<(Node, Isometry3<f64>)> {
+        let (body, pose) = self.body.get(&self.part_of(node))?;
+        Some((*body, pose * self.pose_in_part(node)))
     }
 
     /// The object a frame belongs to: a connector's owner, or the object itself.
@@ -293,10 +355,14 @@ impl Snap<'_> {
     }
 
     /// A mate whose connectors are already in one part: redundant when they coincide.
-    fn check_agreement(&self, index: usize) -> Result<Redundant, Diag> {
+    fn check_agreement(
+        &self,
+        index: usize,
+        from: Isometry3<f64>,
+        actual: Isometry3<f64>,
+    ) -> Result<Redundant, Diag> {
         let mate = &self.mates[index];
-        let at_rest = self.pose_in_root(mate.from) * mate.offset;
-        let actual = self.pose_in_root(mate.to);
+        let at_rest = from * mate.offset;
         let difference = at_rest.inverse() * actual;
         let position_error = difference.translation.vector.norm();
         let angle_error = difference.rotation.angle();
@@ -340,17 +406,21 @@ impl Snap<'_> {
         ))))
     }
 
-    fn describe(&self, placement: &Placement) -> String {
-        match placement {
-            Placement::Joint(m) => format!(
-                "is moved by joint `{}` (line {})",
-                self.movers[*m].name, self.movers[*m].line
-            ),
-            _ => "is fixed to the world".to_string(),
+    /// How the rigid body `body` is placed, for messages.
+    fn describe(&self, body: Node) -> String {
+        match body {
+            Node::Object(i) => match self.moved.get(&i) {
+                Some(&m) => format!(
+                    "is moved by joint `{}` (line {})",
+                    self.movers[m].name, self.movers[m].line
+                ),
+                None => "is placed".to_string(),
+            },
+            Node::World => "is fixed to the world".to_string(),
         }
     }
 
-    fn both_placed(&self, mate: &Mate, a: Placement, b: Placement) -> Diag {
+    fn both_placed(&self, mate: &Mate, a: Node, b: Node) -> Diag {
         Diag::new(
             mate.pos,
             format!(
@@ -359,9 +429,9 @@ impl Snap<'_> {
                 self.name(mate.from),
                 self.name(mate.to),
                 self.name(mate.from),
-                self.describe(&a),
+                self.describe(a),
                 self.name(mate.to),
-                self.describe(&b)
+                self.describe(b)
             ),
         )
         .with_help(Some(

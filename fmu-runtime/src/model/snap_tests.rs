@@ -305,6 +305,13 @@ fn impossible_mates_are_errors_with_a_hint() {
         7,
         "fixed joint `bolt` cannot join `plate.a` and `motor.a`: the part of `plate.a` is fixed to the world and the part of `motor.a` is moved by joint `spin` (line 3)",
     );
+    // The mate bolts the carrier to the arm that the carrier is to move.
+    fails(
+        &format!("{motor}object arm {{ mass {{ m = 1 kg }}; mate x {{ main_axis = z }} }}\njoint j revolute {{ from = motor; to = arm }}\njoint m fixed {{ from = arm.x; to = motor.a }}"),
+        3,
+        7,
+        "joint `j` would move `arm` relative to `motor`, but both belong to one rigid part",
+    );
     // A part placed by a mate has no position of its own.
     fails(
         &format!("{PLATE}object motor {{ position = [1, 0, 0] m; mate a {{ main_axis = z }} }}\njoint bolt fixed {{ from = plate.a; to = motor.a }}"),
