@@ -256,16 +256,42 @@ impl Snap<'_> {
         }
     }
 
-    /// The node and its ancestors, the root last, through the parents SNAP has set too.
-    fn path_to_root(&self, node: Node) -> Vec<Node> {
-        let mut path = vec![node];
-        while let Some(parent) = self.parent(path[path.len() - 1]) {
-            if path.len() > self.frames.len() {
-                break;
+    /// The frames whose parent link lies on the path between `a` and `b` (through the parents
+    /// SNAP has set too): the two are walked up in step until one reaches a frame the other
+    /// has passed, so the cost is the length of the path, not the depth of the tree.
+    fn path_between(&self, a: Node, b: Node) -> Vec<Node> {
+        let mut walkers = [vec![a], vec![b]];
+        let mut seen = [HashMap::from([(a, 0)]), HashMap::from([(b, 0)])];
+        loop {
+            for side in 0..2 {
+                let last = walkers[side][walkers[side].len() - 1];
+                if let Some(&k) = seen[1 - side].get(&last) {
+                    let mut lengths = [0; 2];
+                    lengths[side] = walkers[side].len() - 1;
+                    lengths[1 - side] = k;
+                    let [from_a, from_b] = lengths;
+                    return walkers[0][..from_a]
+                        .iter()
+                        .chain(&walkers[1][..from_b])
+                        .copied()
+                        .collect();
+                }
             }
-            path.push(parent);
+            let mut moved = false;
+            for side in 0..2 {
+                let last = walkers[side][walkers[side].len() - 1];
+                if let Some(parent) = self.parent(last) {
+                    if walkers[side].len() <= self.frames.len() {
+                        seen[side].insert(parent, walkers[side].len());
+                        walkers[side].push(parent);
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                return walkers.concat();
+            }
         }
-        path
     }
 
     fn part_of(&self, node: Node) -> Node {
@@ -327,15 +353,9 @@ impl Snap<'_> {
 
     /// The mates and written parents on the path between the mate's two frames.
     fn determined_by(&self, mate: &Mate) -> Vec<String> {
-        let mut a = self.path_to_root(mate.from);
-        let mut b = self.path_to_root(mate.to);
-        while a.len() > 1 && b.len() > 1 && a[a.len() - 2] == b[b.len() - 2] {
-            a.pop();
-            b.pop();
-        }
         let mut out: Vec<String> = Vec::new();
-        for node in a[..a.len() - 1].iter().chain(&b[..b.len() - 1]) {
-            let Node::Object(i) = *node else { continue };
+        for node in self.path_between(mate.from, mate.to) {
+            let Node::Object(i) = node else { continue };
             let text = match self.placed_by[i] {
                 Some(m) => format!(
                     "fixed joint `{}` (line {})",
