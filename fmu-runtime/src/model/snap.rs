@@ -16,8 +16,9 @@
 //! - a mate whose two connectors already belong to one part is checked: if they coincide within
 //!   [`POSITION_TOLERANCE`] and [`ANGLE_TOLERANCE`] it is redundant (reported, not used again),
 //!   otherwise it contradicts the placements that joined them;
-//! - mates between two unplaced parts wait until one of them is placed; the passes repeat until
-//!   nothing changes, so the order of the statements does not matter.
+//! - mates between two unplaced parts wait until one of them is placed; of the mates that touch
+//!   a placed part, the one written first is applied first, so the placements do not depend on
+//!   the order of the statements.
 
 use super::lexer::{Diag, Pos};
 use nalgebra::{Isometry3, Vector3};
@@ -135,8 +136,8 @@ pub(super) fn snap(
     s.enter(Node::World, (Node::World, Isometry3::identity()));
     for (index, mover) in movers.iter().enumerate() {
         if let Node::Object(root) = s.part_of(mover.to) {
-            if !s.moved.contains_key(&root) {
-                s.moved.insert(root, index);
+            if let std::collections::hash_map::Entry::Vacant(entry) = s.moved.entry(root) {
+                entry.insert(index);
                 let root = Node::Object(root);
                 s.enter(root, (root, Isometry3::identity()));
             }
