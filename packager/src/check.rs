@@ -71,6 +71,28 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             );
         }
     }
+    let spec = &sim.spec;
+    if !spec.snapped.is_empty() || !spec.redundant_mates.is_empty() {
+        println!("\nmates (fixed joints), placements computed by SNAP:");
+        for placed in &spec.snapped {
+            println!("  `{}` places `{}`", placed.mate, placed.object);
+        }
+        for mate in &spec.redundant_mates {
+            println!(
+                "  `{}` (line {}) is redundant: already placed by {}; its frames agree within {:.1e} m and {:.1e} rad",
+                mate.name,
+                mate.location.line,
+                mate.determined_by.join(", "),
+                mate.position_error,
+                mate.angle_error
+            );
+        }
+        println!(
+            "  parts placed by mates: {}; redundant mates (not used): {}",
+            spec.snapped.len(),
+            spec.redundant_mates.len()
+        );
+    }
     let mechanism = sim.mechanism();
     if !mechanism.cuts.is_empty() {
         println!("\nkinematic loops (cut-joints):");

@@ -127,6 +127,56 @@ fn every_shipped_model_checks_and_simulates() {
     }
 }
 
+/// `check` lists the parts that rigid mates placed and the mates that were already satisfied;
+/// moving one supplier's bolt hole turns the redundant bolt into a contradiction.
+#[test]
+fn check_reports_the_placements_of_mates_and_the_redundant_ones() {
+    let model = repository().join("models/gearbox_mount.m3d");
+    let text = std::fs::read_to_string(&model).expect("readable");
+    let line_of = |start: &str| {
+        1 + text
+            .lines()
+            .position(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line starts with {start}"))
+    };
+    let check = fmu3d().arg("check").arg(&model).output().expect("runs");
+    assert!(check.status.success());
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    for line in [
+        "  `bolt_a` places `motor.housing`".to_string(),
+        "  `key` places `pulley.wheel`".to_string(),
+        format!(
+            "  `bolt_b` (line {}) is redundant: already placed by fixed joint `bolt_a` (line {})",
+            line_of("joint bolt_b"),
+            line_of("joint bolt_a")
+        ),
+        "  parts placed by mates: 2; redundant mates (not used): 1".to_string(),
+    ] {
+        assert!(stdout.contains(&line), "{line:?} missing in:\n{stdout}");
+    }
+
+    let hole = "mate hole_b { position = [a/2, t/2, 0]";
+    assert!(text.contains(hole));
+    let moved = std::env::temp_dir().join(format!("gearbox_moved_{}.m3d", std::process::id()));
+    std::fs::write(
+        &moved,
+        text.replace(hole, "mate hole_b { position = [a/2 + 0.001, t/2, 0]"),
+    )
+    .expect("written");
+    let check = fmu3d().arg("check").arg(&moved).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert_eq!(check.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            ":{}:7: error: fixed joint `bolt_b` contradicts the placement given by fixed joint `bolt_a` (line {}): `plate.hole_b` and `motor.housing.hole_b` are 0.001 m apart",
+            line_of("joint bolt_b"),
+            line_of("joint bolt_a")
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_file(&moved).ok();
+}
+
 #[test]
 fn bad_command_line_values_are_refused() {
     let model = repository().join("models/pendulum.m3d");

@@ -8,11 +8,12 @@ use super::lexer::{Diag, Pos};
 use super::mass;
 use super::materials;
 use super::motion;
+use super::snap::{self, Frame, Mate, Mover, Node};
 use super::spec::*;
 use super::suggest::did_you_mean;
 use super::syntax::{Block, DeclName, Entry, Ident, ParamDecl, Stmt};
 use super::units::{Kind, UNITS};
-use nalgebra::{Matrix3, Unit, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, Unit, UnitQuaternion, Vector3};
 use std::collections::{HashMap, HashSet};
 
 const MAX_TURNS: usize = 1_000_000;
@@ -95,6 +96,8 @@ struct RawObject {
     parent: Option<ObjRef>,
     /// Where `position` or `rotation` was given, to complain when nothing has a parent.
     placement: Option<Pos>,
+    /// A mate connector (its parent is its owner object).
+    connector: bool,
     pos: Pos,
 }
 
@@ -115,6 +118,20 @@ struct RawJoint {
     output_forces: bool,
     pos: Pos,
 }
+
+/// A `fixed` joint after resolution: name, from, to, offset position and rotation, where.
+type RigidMate = (
+    String,
+    String,
+    String,
+    Vector3<f64>,
+    UnitQuaternion<f64>,
+    Pos,
+);
+
+/// A moving joint after resolution: name, from, to, kind, can_collide, output_forces, and the
+/// places of the joint, its `to` and its `from`.
+type MovingJoint = (String, String, String, JointKind, bool, bool, Pos, Pos, Pos);
 
 struct RawForce {
     name: String,
@@ -1045,6 +1062,7 @@ impl<'a> Evaluator<'a> {
             },
             parent,
             placement,
+            connector: false,
             pos: d.base.pos,
         });
         for (_, name, b) in f.subs.iter().filter(|(k, _, _)| k.name == "mate") {
@@ -1127,6 +1145,7 @@ impl<'a> Evaluator<'a> {
                 pos: name.pos,
             }),
             placement: Some(name.pos),
+            connector: true,
             pos: name.pos,
         });
         Ok(())
@@ -1928,6 +1947,29 @@ impl<'a> Evaluator<'a> {
                 format!("`{}` is a {kind}, not an object", r.path),
             ));
         }
+        // `owner.connector` of a known object: suggest among that object's connectors.
+        if let Some((owner, connector)) = full.rsplit_once('.') {
+            if index.contains_key(owner) {
+                let connectors: Vec<&str> = self
+                    .objects
+                    .iter()
+                    .filter(|o| o.connector)
+                    .filter_map(|o| o.spec.name.strip_prefix(owner)?.strip_prefix('.'))
+                    .collect();
+                let help = did_you_mean(connector, connectors.iter().copied()).or_else(|| {
+                    Some(if connectors.is_empty() {
+                        format!("declare it in object `{owner}`: `mate {connector} {{ main_axis = z }}`")
+                    } else {
+                        format!("the connectors of `{owner}` are: {}", connectors.join(", "))
+                    })
+                });
+                return Err(Diag::new(
+                    r.pos,
+                    format!("object `{owner}` has no mate connector `{connector}`"),
+                )
+                .with_help(help));
+            }
+        }
         let local: Vec<&str> = self
             .objects
             .iter()
@@ -1960,6 +2002,106 @@ impl<'a> Evaluator<'a> {
         cur
     }
 
+    /// Places the objects without `parent` that rigid mates determine (see [`snap`]) and
+    /// writes their new parents and placements.
+    fn snap(
+        &mut self,
+        index: &HashMap<String, usize>,
+        rigid_mates: &[RigidMate],
+        moving: &[MovingJoint],
+    ) -> Result<(Vec<SnappedSpec>, Vec<RedundantMateSpec>), Diag> {
+        let node = |name: &str| match index.get(name) {
+            Some(&i) => Node::Object(i),
+            None => Node::World,
+        };
+        let mut frames: Vec<Frame> = self
+            .objects
+            .iter()
+            .map(|o| Frame {
+                name: o.spec.name.clone(),
+                parent: o.spec.parent.as_deref().map(node),
+                pose: Isometry3::from_parts(o.spec.position.into(), o.spec.rotation),
+                connector: o.connector,
+                parent_line: o.parent.as_ref().map_or(0, |r| r.pos.line),
+            })
+            .collect();
+        let mates: Vec<Mate> = rigid_mates
+            .iter()
+            .map(|(name, from, to, position, rotation, pos)| Mate {
+                name: name.clone(),
+                from: node(from),
+                to: node(to),
+                offset: Isometry3::from_parts((*position).into(), *rotation),
+                pos: *pos,
+            })
+            .collect();
+        let movers: Vec<Mover> = moving
+            .iter()
+            .filter(|m| !matches!(m.3, JointKind::Spherical))
+            .map(|m| Mover {
+                name: m.0.clone(),
+                to: node(&m.2),
+                line: m.6.line,
+            })
+            .collect();
+        let outcome = snap::snap(&mut frames, &mates, &movers)?;
+        let mut snapped = Vec::new();
+        for (object, mate) in outcome.placed {
+            let frame = &frames[object];
+            let spec = &mut self.objects[object].spec;
+            spec.parent = frame.parent.map(|p| match p {
+                Node::World => WORLD.to_string(),
+                Node::Object(i) => frames[i].name.clone(),
+            });
+            spec.position = frame.pose.translation.vector;
+            spec.rotation = frame.pose.rotation;
+            snapped.push(SnappedSpec {
+                object: frame.name.clone(),
+                mate: mates[mate].name.clone(),
+            });
+        }
+        let redundant = outcome
+            .redundant
+            .into_iter()
+            .map(|r| RedundantMateSpec {
+                name: mates[r.mate].name.clone(),
+                position_error: r.position_error,
+                angle_error: r.angle_error,
+                determined_by: r.determined_by,
+                location: self.location(mates[r.mate].pos),
+            })
+            .collect();
+        Ok((snapped, redundant))
+    }
+
+    /// The root of every object's rigid group, as [`Self::root`], each parent chain walked once
+    /// (chains placed by mates can be thousands of objects deep).
+    fn roots(&self, index: &HashMap<String, usize>) -> Vec<String> {
+        let mut roots: Vec<Option<String>> = vec![None; self.objects.len()];
+        for start in 0..self.objects.len() {
+            let mut chain = Vec::new();
+            let mut current = start;
+            let root = loop {
+                if let Some(known) = &roots[current] {
+                    break known.clone();
+                }
+                chain.push(current);
+                let object = &self.objects[current].spec;
+                match object.parent.as_ref().map(|p| (p, index.get(p))) {
+                    Some((_, Some(&parent))) if chain.len() <= self.objects.len() => {
+                        current = parent
+                    }
+                    Some((parent, _)) if parent == WORLD => break WORLD.to_string(),
+                    _ => break object.name.clone(),
+                }
+            };
+            for i in chain {
+                roots[i] = Some(root.clone());
+            }
+        }
+        roots.into_iter().map(Option::unwrap_or_default).collect()
+    }
+
     fn finish(mut self) -> Result<ModelSpec, Diag> {
         let index: HashMap<String, usize> = self
             .objects
@@ -1980,9 +2122,10 @@ impl<'a> Evaluator<'a> {
                 self.objects[i].spec.parent = Some(p);
             }
         }
-        // Fixed joints become parents.
+        // Fixed joints are rigid mates; the others move their `to` part.
         let mut joints = Vec::new();
         let mut moving = Vec::new();
+        let mut rigid_mates = Vec::new();
         for j in std::mem::take(&mut self.joints) {
             let from = self.resolve(&j.from, &index)?;
             let to = self.resolve(&j.to, &index)?;
@@ -2003,19 +2146,7 @@ impl<'a> Evaluator<'a> {
             }
             match j.kind {
                 RawJointKind::Fixed { position, rotation } => {
-                    let o = &mut self.objects[index[&to]];
-                    if let Some(p) = &o.spec.parent {
-                        return Err(Diag::new(
-                            j.to.pos,
-                            format!("the `to` object `{to}` of fixed joint `{}` already has the parent `{p}`", j.name),
-                        ));
-                    }
-                    if let Some(pos) = o.placement {
-                        return Err(Diag::new(pos, format!("object `{to}` is placed by fixed joint `{}`: give the position and rotation in the joint", j.name)));
-                    }
-                    o.spec.parent = Some(from);
-                    o.spec.position = position;
-                    o.spec.rotation = rotation;
+                    rigid_mates.push((j.name, from, to, position, rotation, j.pos))
                 }
                 RawJointKind::Moving(kind) => moving.push((
                     j.name,
@@ -2054,6 +2185,9 @@ impl<'a> Evaluator<'a> {
         }
         for o in &self.objects {
             if let (None, Some(pos)) = (&o.spec.parent, o.placement) {
+                if let Some((mate, ..)) = rigid_mates.iter().find(|m| m.2 == o.spec.name) {
+                    return Err(Diag::new(pos, format!("object `{}` is placed by fixed joint `{mate}`: give the position and rotation in the joint", o.spec.name)));
+                }
                 return Err(Diag::new(
                     pos,
                     format!(
@@ -2066,6 +2200,7 @@ impl<'a> Evaluator<'a> {
                 )));
             }
         }
+        let (snapped, redundant_mates) = self.snap(&index, &rigid_mates, &moving)?;
         // Moving joints.
         let mut to_of: HashMap<String, (String, Pos)> = HashMap::new();
         let mut jointed_roots = HashSet::new();
@@ -2096,6 +2231,13 @@ impl<'a> Evaluator<'a> {
                 )
                 .with_help(Some("swap `from` and `to`, or remove the `parent` of the moved object".into())));
             }
+            if self.root(&from, &index) == self.root(&to, &index) {
+                return Err(Diag::new(
+                    pos,
+                    format!("joint `{name}` would move `{to}` relative to `{from}`, but both belong to one rigid part (through `parent` relations or fixed joints)"),
+                )
+                .with_help(Some("remove this joint, or the fixed joint or `parent` that joins the two parts".into())));
+            }
             if matches!(kind, JointKind::Free { .. })
                 && from != WORLD
                 && self.root(&from, &index) != WORLD
@@ -2118,13 +2260,14 @@ impl<'a> Evaluator<'a> {
             });
         }
         // Every object hangs from the world or from a joint.
-        for o in &self.objects {
-            let r = self.root(&o.spec.name, &index);
-            if r != WORLD && !jointed_roots.contains(&r) {
+        let roots = self.roots(&index);
+        for (o, r) in self.objects.iter().zip(&roots) {
+            if r != WORLD && !jointed_roots.contains(r) {
                 return Err(Diag::new(
                     o.pos,
                     format!("object `{}` is not connected: give it a parent or make it the `to` of a joint", o.spec.name),
-                ));
+                )
+                .with_help(Some("a `fixed` joint from one of its mate connectors to a connector of a placed part places it too".into())));
             }
         }
         let mut forces = Vec::new();
@@ -2189,6 +2332,8 @@ impl<'a> Evaluator<'a> {
             forces,
             contact_pairs: self.contact_pairs,
             contact_outputs,
+            snapped,
+            redundant_mates,
         })
     }
 }

@@ -7,6 +7,7 @@ mod lexer;
 pub mod mass;
 pub mod materials;
 pub mod motion;
+mod snap;
 pub mod spec;
 mod suggest;
 mod syntax;
@@ -82,5 +83,7 @@ pub fn load_str_with(
     evaluate::evaluate(&statements, file_name, overrides).map_err(to_error)
 }
 
+#[cfg(test)]
+mod snap_tests;
 #[cfg(test)]
 mod tests;

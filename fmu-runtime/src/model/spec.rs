@@ -47,6 +47,32 @@ pub struct ModelSpec {
     pub contact_pairs: Vec<ContactPairSpec>,
     /// Contacts whose distance, penetration and normal force are reported as outputs.
     pub contact_outputs: Vec<ContactOutputSpec>,
+    /// The objects whose placement SNAP computed from rigid mates (`fixed` joints), in the order
+    /// they were placed. Their `parent`, `position` and `rotation` above are the result.
+    pub snapped: Vec<SnappedSpec>,
+    /// Rigid mates that other placements had already determined: checked, not used.
+    pub redundant_mates: Vec<RedundantMateSpec>,
+}
+
+/// An object without `parent` that a rigid mate placed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnappedSpec {
+    pub object: String,
+    /// The `fixed` joint that placed it.
+    pub mate: String,
+}
+
+/// A rigid mate (`fixed` joint) whose two frames were already in one rigid part and coincide
+/// within the tolerance; it adds nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedundantMateSpec {
+    pub name: String,
+    /// Distance between the two frames [m] and the angle between them [rad].
+    pub position_error: f64,
+    pub angle_error: f64,
+    /// The mates and `parent` relations that had already placed both frames, as text.
+    pub determined_by: Vec<String>,
+    pub location: Location,
 }
 
 /// A pair of colliding objects whose contact is reported (`NAME.distance`, `NAME.penetration`,

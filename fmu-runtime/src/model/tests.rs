@@ -550,7 +550,7 @@ fn errors_of_the_model_structure() {
         "object `b` is not connected",
     );
     fails("object a { parent = world }\nobject b { parent = world }\njoint j revolute { from = a; to = b }", 3, 35, "rigidly attached to the world");
-    fails("object a { parent = world }\nobject b { parent = world }\njoint j fixed { from = a; to = b }", 3, 32, "already has the parent `world`");
+    fails("object a { parent = world }\nobject b { parent = world; position = [0, 0.1, 0] }\njoint j fixed { from = a; to = b }", 3, 7, "fixed joint `j` contradicts the placement given by the `parent` of `a` (line 1), the `parent` of `b` (line 2): `a` and `b` are 0.1 m apart, their main axes agree, their normals agree");
     fails("object world { }", 1, 8, "cannot be declared");
     fails(
         "object a { parent = world; mass { m = 1 kg; inertia = diag(1, 1, 3) } }",
