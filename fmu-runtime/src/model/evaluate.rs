@@ -2102,6 +2102,53 @@ impl<'a> Evaluator<'a> {
         roots.into_iter().map(Option::unwrap_or_default).collect()
     }
 
+    /// No loops in parent relations. Each object is walked up once: a walk stops at the world, at
+    /// an object without parent, or at an object already known to have no loop above it, so long
+    /// explicit chains cost linear time.
+    fn check_parent_chains(&self, index: &HashMap<String, usize>) -> Result<(), Diag> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Walk {
+            Unvisited,
+            OnPath,
+            LoopFree,
+        }
+        let mut walk = vec![Walk::Unvisited; self.objects.len()];
+        for start in 0..self.objects.len() {
+            let mut path = Vec::new();
+            let mut cur = Some(start);
+            while let Some(i) = cur {
+                match walk[i] {
+                    Walk::LoopFree => break,
+                    Walk::OnPath => {
+                        // The loop is the part of the path from `i` on, closed by `i` again.
+                        let first = path.iter().position(|&k| k == i).unwrap_or(0);
+                        let names: Vec<&str> = path[first..]
+                            .iter()
+                            .chain(std::iter::once(&i))
+                            .map(|&k| self.objects[k].spec.name.as_str())
+                            .collect();
+                        return Err(Diag::new(
+                            self.objects[i].pos,
+                            format!("the parent relations form a loop: {}", names.join(" → ")),
+                        ));
+                    }
+                    Walk::Unvisited => {
+                        walk[i] = Walk::OnPath;
+                        path.push(i);
+                        cur = match self.objects[i].spec.parent.as_deref() {
+                            None | Some(WORLD) => None,
+                            Some(p) => index.get(p).copied(),
+                        };
+                    }
+                }
+            }
+            for k in path {
+                walk[k] = Walk::LoopFree;
+            }
+        }
+        Ok(())
+    }
+
     fn finish(mut self) -> Result<ModelSpec, Diag> {
         let index: HashMap<String, usize> = self
             .objects
@@ -2161,28 +2208,7 @@ impl<'a> Evaluator<'a> {
                 )),
             }
         }
-        // No loops in parent relations.
-        for o in &self.objects {
-            let mut seen = vec![o.spec.name.clone()];
-            let mut cur = o.spec.parent.clone();
-            while let Some(p) = cur {
-                if p == WORLD {
-                    break;
-                }
-                if p == o.spec.name {
-                    seen.push(p);
-                    return Err(Diag::new(
-                        o.pos,
-                        format!("the parent relations form a loop: {}", seen.join(" → ")),
-                    ));
-                }
-                if seen.contains(&p) {
-                    break;
-                }
-                seen.push(p.clone());
-                cur = self.objects[index[&p]].spec.parent.clone();
-            }
-        }
+        self.check_parent_chains(&index)?;
         for o in &self.objects {
             if let (None, Some(pos)) = (&o.spec.parent, o.placement) {
                 if let Some((mate, ..)) = rigid_mates.iter().find(|m| m.2 == o.spec.name) {
