@@ -16,7 +16,7 @@
 
 use crate::units;
 use fmu_runtime::assembly::{
-    Assembly, Causality, ContactQuantity, FrameQuantity, Variable, VariableKind,
+    Assembly, Causality, ContactQuantity, DriveQuantity, FrameQuantity, Variable, VariableKind,
 };
 use fmu_runtime::fmu::{self, Capabilities, CAPABILITIES, FMI_VERSION, GENERATION_TOOL};
 use fmu_runtime::simulation::Simulation;
@@ -95,7 +95,19 @@ pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
         | VariableKind::JointReaction { .. } => inputs().map(|(i, _)| i).collect(),
         VariableKind::Parameter(_)
         | VariableKind::JointPosition(_)
-        | VariableKind::JointSpeed(_) => Vec::new(),
+        | VariableKind::JointSpeed(_)
+        | VariableKind::DriveInput(_) => Vec::new(),
+        // The flange torque balances the accelerations, so it depends on every input; the
+        // electrical power v·i on the motor's voltage input; the other drive outputs are states
+        // (angles, speeds, the current) or functions of them alone.
+        VariableKind::Drive { drive, quantity } => match quantity {
+            DriveQuantity::FlangeTorque => inputs().map(|(i, _)| i).collect(),
+            DriveQuantity::ElectricalPower => inputs()
+                .filter(|(_, v)| v.kind == VariableKind::DriveInput(drive))
+                .map(|(i, _)| i)
+                .collect(),
+            _ => Vec::new(),
+        },
         // A contact depends on the positions of the bodies (its force also on their speeds):
         // of the inputs, on the prescribed motions.
         VariableKind::Contact { quantity, .. } => inputs()

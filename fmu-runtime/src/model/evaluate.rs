@@ -15,6 +15,8 @@ use super::units::{Kind, UNITS};
 use nalgebra::{Matrix3, Unit, UnitQuaternion, Vector3};
 use std::collections::{HashMap, HashSet};
 
+mod drive;
+
 const MAX_TURNS: usize = 1_000_000;
 
 /// Evaluates parsed statements into a model.
@@ -40,6 +42,7 @@ pub fn evaluate(
         forces: Vec::new(),
         contact_pairs: Vec::new(),
         raw_contact_outputs: Vec::new(),
+        drives: Vec::new(),
         model: None,
         gravity: None,
         experiment: None,
@@ -143,6 +146,7 @@ struct Evaluator<'a> {
     forces: Vec<RawForce>,
     contact_pairs: Vec<ContactPairSpec>,
     raw_contact_outputs: Vec<(String, ObjRef, ObjRef, Pos)>,
+    drives: Vec<drive::RawDrive<'a>>,
     model: Option<(String, Option<String>, Pos)>,
     gravity: Option<(GravitySpec, Pos)>,
     experiment: Option<(ExperimentSpec, Pos)>,
@@ -447,6 +451,16 @@ impl<'a> Evaluator<'a> {
                 let to = self.obj_ref(f.require("to", name.base.pos)?, scope, "to")?;
                 self.raw_contact_outputs
                     .push((full, from, to, name.base.pos));
+            }
+            Stmt::Drive { name, body, .. } => {
+                let full = format!("{}{}", scope.prefix, self.decl_name(name, scope)?);
+                self.claim(&full, name.base.pos, "drive")?;
+                self.drives.push(drive::RawDrive {
+                    name: full,
+                    body,
+                    scope: scope.clone(),
+                    pos: name.base.pos,
+                });
             }
             Stmt::ContactPair {
                 materials,
@@ -2157,6 +2171,11 @@ impl<'a> Evaluator<'a> {
                 location: self.location(*pos),
             });
         }
+        let mut drives = Vec::new();
+        let mut driven = HashMap::new();
+        for raw in std::mem::take(&mut self.drives) {
+            drives.push(self.drive(&raw, &joints, &mut driven)?);
+        }
         // Structural parameters and what they are computed from.
         let mut stack = std::mem::take(&mut self.structural_roots);
         while let Some(i) = stack.pop() {
@@ -2189,6 +2208,7 @@ impl<'a> Evaluator<'a> {
             forces,
             contact_pairs: self.contact_pairs,
             contact_outputs,
+            drives,
         })
     }
 }
