@@ -1,5 +1,6 @@
-//! One-dimensional drive trains on joint flanges ([OEM03]: a Modelica Rotational chain connected
-//! to a joint's flange), evaluated inside the residual so that drive and mechanism are one DAE.
+//! One-dimensional drive trains on joint flanges ([OEM03] §6.3, §10: a Modelica Rotational
+//! chain connected to a joint's flange), evaluated inside the residual so that drive and
+//! mechanism are one DAE.
 //!
 //! A chain `source → elements → flange` is cut at its springs and dampers into **parts**. Inside
 //! a part everything is rigid: ideal gears and inertias merge into one 1-D body whose inertia is
@@ -184,7 +185,8 @@ impl Drive {
                 load -= part.ratio * self.source_torque(input, y);
             }
             if j == last {
-                return -load;
+                // (0 − load: a drive at rest reports 0, not −0)
+                return 0.0 - load;
             }
             let next = self.part_motion(j + 1, y, yp, joint);
             let torque = self.coupling_torque(j, motion, next);

@@ -79,6 +79,7 @@ fn spec(objects: Vec<ObjectSpec>, joints: Vec<JointSpec>, forces: Vec<ForceSpec>
         forces,
         contact_pairs: vec![],
         contact_outputs: vec![],
+        drives: vec![],
     }
 }
 

@@ -336,7 +336,7 @@ pub struct ForceSpec {
 }
 
 /// A one-dimensional drive train on the flange of a revolute (prismatic) joint: a source, then
-/// elements in series from the source to the flange ([OEM03]: Modelica's Rotational library
+/// elements in series from the source to the flange ([OEM03] §6.3: Modelica's Rotational library
 /// connected to a joint's flange). Angles, torques and inertias become positions, forces and
 /// masses on a prismatic joint.
 #[derive(Debug, Clone, PartialEq)]

@@ -167,13 +167,11 @@ impl Evaluator<'_> {
             }
             no_kind(kind.as_ref(), k)?;
             let is_source = k == domain.source || k == "motor";
-            if is_source {
-                if source != DriveSource::None || !elements.is_empty() {
-                    return Err(Diag::new(
-                        keyword.pos,
-                        format!("{element_what}: the source (`{}` or `motor`) must be the first element of the drive, and only one", domain.source),
-                    ));
-                }
+            if is_source && (source != DriveSource::None || !elements.is_empty()) {
+                return Err(Diag::new(
+                    keyword.pos,
+                    format!("{element_what}: the source (`{}` or `motor`) must be the first element of the drive, and only one", domain.source),
+                ));
             }
             let allowed: &[&str] = match k {
                 "motor" => &["R", "L", "k", "J", "i", "v"],
