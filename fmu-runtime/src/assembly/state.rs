@@ -4,7 +4,7 @@
 //! speeds: like a speed, a current enters the residual through its derivative times a constant).
 
 use super::super_objects::{Assembly, TreeJointKind};
-use crate::model::{DriveElement, DriveSource, FlangeMode, JointKind};
+use crate::model::{DcMotorSpec, DriveElement, DriveSource, FlangeMode, JointKind, MotorVoltage};
 use crate::scene::Scene;
 
 /// Indices of one tree joint's states in y. `None` for a motion-driven joint, whose coordinates
@@ -24,6 +24,8 @@ pub struct DriveStates {
     pub parts: Vec<JointStates>,
     /// The motor current.
     pub current: Option<usize>,
+    /// The integrator of the motor's speed controller.
+    pub controller: Option<usize>,
 }
 
 /// The layout of y: all position coordinates first (joints in super-object order, then drive
@@ -83,11 +85,21 @@ impl StateLayout {
             .iter()
             .filter(|(drive, _)| matches!(drive.source, DriveSource::Motor(_)))
             .count();
+        let controlled = |drive: &crate::model::DriveSpec| {
+            matches!(
+                drive.source,
+                DriveSource::Motor(DcMotorSpec {
+                    voltage: MotorVoltage::SpeedControl(_),
+                    ..
+                })
+            )
+        };
+        let controllers = scene.drives.iter().filter(|(d, _)| controlled(d)).count();
         let joint_q: usize = sizes.iter().flatten().map(|s| s.0).sum();
         let joint_v: usize = sizes.iter().flatten().map(|s| s.1).sum();
         let drive_parts: usize = parts.iter().sum();
         let n_q = joint_q + drive_parts;
-        let n_v = joint_v + drive_parts + currents;
+        let n_v = joint_v + drive_parts + currents + controllers;
         let (mut q, mut v) = (0, n_q);
         let joints = sizes
             .into_iter()
@@ -101,6 +113,7 @@ impl StateLayout {
             })
             .collect();
         let mut current = n_q + joint_v + drive_parts;
+        let mut controller = current + currents;
         let drives = scene
             .drives
             .iter()
@@ -118,7 +131,15 @@ impl StateLayout {
                     current += 1;
                     current - 1
                 });
-                DriveStates { parts, current }
+                let controller = controlled(drive).then(|| {
+                    controller += 1;
+                    controller - 1
+                });
+                DriveStates {
+                    parts,
+                    current,
+                    controller,
+                }
             })
             .collect();
         StateLayout {

@@ -4,7 +4,7 @@
 
 use super::collision::CollisionSet;
 use super::super_objects::Assembly;
-use crate::model::{DriveElement, DriveSource, FlangeMode, JointKind};
+use crate::model::{DriveElement, DriveSource, FlangeMode, JointKind, MotorVoltage};
 use crate::scene::{ObjectHandle, Scene};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,8 +80,10 @@ pub enum VariableKind {
 /// What a drive output reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DriveQuantity {
-    /// Armature voltage given as an expression of time [V].
+    /// Armature voltage given as an expression of time or set by the speed controller [V].
     Voltage,
+    /// Reference speed of the speed controller [rad/s].
+    ReferenceSpeed,
     /// Armature current [A].
     Current,
     /// Motor speed [rad/s].
@@ -413,8 +415,8 @@ fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::m
         ),
         DriveSource::Motor(motor) => {
             let (causality, kind) = match motor.voltage {
-                Some(_) => (Causality::Output, output(DriveQuantity::Voltage)),
-                None => (Causality::Input, VariableKind::DriveInput(index)),
+                MotorVoltage::Input => (Causality::Input, VariableKind::DriveInput(index)),
+                _ => (Causality::Output, output(DriveQuantity::Voltage)),
             };
             push(
                 "v".into(),
@@ -423,6 +425,18 @@ fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::m
                 causality,
                 kind,
             );
+            if let MotorVoltage::SpeedControl(_) = motor.voltage {
+                push(
+                    "w_ref".into(),
+                    "rad/s",
+                    format!(
+                        "reference speed of joint `{}` for the speed controller",
+                        drive.joint
+                    ),
+                    Causality::Output,
+                    output(DriveQuantity::ReferenceSpeed),
+                );
+            }
             let motor_outputs = [
                 (
                     "i",

@@ -20,7 +20,7 @@
 //! L di/dt = v − R i − k ω_m, with torque k i and speed ω_m = R_0 ω_0 at the source end.
 
 use crate::assembly::{DriveQuantity, JointStates, StateLayout};
-use crate::model::{DriveElement, DriveSource, DriveSpec, StartValues};
+use crate::model::{DcMotorSpec, DriveElement, DriveSource, DriveSpec, MotorVoltage, StartValues};
 
 use super::kinematics::ScalarCoordinates;
 
@@ -200,19 +200,47 @@ impl Drive {
         0.0
     }
 
-    /// The motor's equation L di/dt − (v − R i − k ω_m).
+    /// The motor voltage: the input (or function of time), or what the speed controller sets
+    /// (then `input` is the reference speed), with the controller's unlimited voltage.
+    fn voltage(&self, input: f64, joint: &ScalarCoordinates, y: &[f64]) -> (f64, f64) {
+        match (&self.source, self.states.controller) {
+            (
+                DriveSource::Motor(DcMotorSpec {
+                    voltage: MotorVoltage::SpeedControl(control),
+                    ..
+                }),
+                Some(x),
+            ) => {
+                let unlimited = control.kp * (input - joint.qd) + control.ki * y[x];
+                (unlimited.clamp(-control.v_max, control.v_max), unlimited)
+            }
+            _ => (input, input),
+        }
+    }
+
+    /// The motor's equation L di/dt − (v − R i − k ω_m), and the speed controller's
+    /// dx/dt − (e + (u − u_c)/Kp).
     pub fn motor_residual(
         &self,
-        voltage: f64,
+        input: f64,
         joint: &ScalarCoordinates,
         y: &[f64],
         yp: &[f64],
         res: &mut [f64],
     ) {
-        if let (DriveSource::Motor(motor), Some(i)) = (&self.source, self.states.current) {
+        let DriveSource::Motor(motor) = &self.source else {
+            return;
+        };
+        let (voltage, unlimited) = self.voltage(input, joint, y);
+        if let Some(i) = self.states.current {
             let speed = self.motor_speed(joint, y, yp);
             res[i] =
                 motor.inductance * yp[i] - (voltage - motor.resistance * y[i] - motor.k * speed);
+        }
+        if let (MotorVoltage::SpeedControl(control), Some(x)) =
+            (&motor.voltage, self.states.controller)
+        {
+            res[x] = yp[x] - (input - joint.qd + (voltage - unlimited) / control.kp);
         }
     }
 
@@ -253,12 +281,14 @@ impl Drive {
         yp: &[f64],
     ) -> f64 {
         let current = self.states.current.map_or(0.0, |i| y[i]);
+        let voltage = self.voltage(input, joint, y).0;
         match quantity {
-            DriveQuantity::Voltage => input,
+            DriveQuantity::Voltage => voltage,
+            DriveQuantity::ReferenceSpeed => input,
             DriveQuantity::Current => current,
             DriveQuantity::MotorSpeed => self.motor_speed(joint, y, yp),
             DriveQuantity::MotorTorque => self.source_torque(input, y),
-            DriveQuantity::ElectricalPower => input * current,
+            DriveQuantity::ElectricalPower => voltage * current,
             DriveQuantity::FlangeTorque => flange,
             DriveQuantity::PartPosition(j) => self.part_motion(j, y, yp, joint).0,
             DriveQuantity::PartSpeed(j) => self.part_motion(j, y, yp, joint).1,

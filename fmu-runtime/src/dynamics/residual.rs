@@ -23,7 +23,9 @@ use super::kinematics::{
 };
 use super::loops::{apply_wrench, constraint_offset, evaluate_row, RowValue};
 use super::mechanism::{Mechanism, Motion};
-use crate::model::{DcMotorSpec, DriveSource, FlangeMode, ForceKind};
+use crate::model::{
+    DcMotorSpec, DriveSource, FlangeMode, ForceKind, MotorVoltage, SpeedControlSpec,
+};
 use nalgebra::{Quaternion, Vector3};
 
 /// Rate [1/s] at which the quaternion norm is pulled back to 1.
@@ -78,12 +80,17 @@ impl FlangeInputs {
             }
         }
         for (d, drive) in mechanism.drives.iter().enumerate() {
+            // A voltage given as a function of time, or the reference speed of a controller.
             if let DriveSource::Motor(DcMotorSpec {
-                voltage: Some(voltage),
+                voltage:
+                    MotorVoltage::Function(function)
+                    | MotorVoltage::SpeedControl(SpeedControlSpec {
+                        w_ref: function, ..
+                    }),
                 ..
             }) = &drive.source
             {
-                self.drive[d] = voltage.jet(t).v;
+                self.drive[d] = function.jet(t).v;
             }
         }
     }

@@ -377,8 +377,33 @@ pub struct DcMotorSpec {
     pub inertia: f64,
     /// Start current [A].
     pub current: f64,
-    /// The armature voltage [V] as a function of time; `None`: the FMU input `NAME.v`.
-    pub voltage: Option<TimeFunction>,
+    pub voltage: MotorVoltage,
+}
+
+/// Where a DC motor's armature voltage comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MotorVoltage {
+    /// The FMU input `NAME.v`.
+    Input,
+    /// A function of time.
+    Function(TimeFunction),
+    /// A PI speed controller on the joint's speed.
+    SpeedControl(SpeedControlSpec),
+}
+
+/// A PI controller that sets the motor voltage from the speed error of the joint, with the
+/// voltage limited to ±`v_max` and a back-calculating anti-windup: u_c = Kp·e + Ki·x,
+/// u = clamp(u_c, −v_max, v_max), dx/dt = e + (u − u_c)/Kp, e = w_ref − w.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpeedControlSpec {
+    /// The reference speed of the joint [rad/s] as a function of time.
+    pub w_ref: TimeFunction,
+    /// Proportional gain [V.s/rad], > 0.
+    pub kp: f64,
+    /// Integral gain [V/rad].
+    pub ki: f64,
+    /// Voltage limit [V], > 0.
+    pub v_max: f64,
 }
 
 /// One element of a drive chain.

@@ -60,6 +60,29 @@ const TRANSLATIONAL: Domain = Domain {
 };
 
 impl Evaluator<'_> {
+    /// An expression of the time `t` whose outer unit, if any, is of quantity `kind`.
+    fn function_of_time(
+        &self,
+        e: &Expr,
+        scope: &Scope,
+        kind: Kind,
+        field: &str,
+    ) -> Result<motion::TimeFunction, Diag> {
+        if let Some((unit_kind, text, pos)) = motion::outer_unit(e) {
+            if unit_kind != kind {
+                return Err(Diag::new(
+                    pos,
+                    format!(
+                        "`{field}` expects {}, but `{text}` is a unit of {}",
+                        kind.with_article(),
+                        unit_kind.name()
+                    ),
+                ));
+            }
+        }
+        motion::time_function(e, &self.env(scope))
+    }
+
     /// The drive's chain, checked against its joint: the joint exists, is revolute or prismatic,
     /// passive, and has no other drive (`driven` holds the joints that already have one).
     pub(super) fn drive(
@@ -181,7 +204,12 @@ impl Evaluator<'_> {
                 _ if k == domain.inertia => &[domain.inertia_field, domain.position, domain.speed],
                 _ => &[],
             };
-            let f = Fields::new(body, allowed, &[], &element_what)?;
+            let subs: &[&str] = if k == "motor" {
+                &["speed_control"]
+            } else {
+                &[]
+            };
+            let f = Fields::new(body, allowed, subs, &element_what)?;
             let number = |field: &str, kind: Kind, default: Option<f64>| -> Result<f64, Diag> {
                 match (f.get(field), default) {
                     (Some(e), _) => self.num(e, scope, kind, field),
@@ -207,22 +235,54 @@ impl Evaluator<'_> {
                     let k_motor = number("k", Kind::MotorConstant, None)?;
                     let inertia = non_negative("J", Kind::Inertia, Some(0.0))?;
                     let current = number("i", Kind::Current, Some(0.0))?;
-                    let voltage = match f.get("v") {
-                        Some(e) => {
-                            if let Some((kind, text, pos)) = motion::outer_unit(e) {
-                                if kind != Kind::Voltage {
-                                    return Err(Diag::new(
-                                        pos,
-                                        format!(
-                                            "`v` expects a voltage, but `{text}` is a unit of {}",
-                                            kind.name()
-                                        ),
-                                    ));
-                                }
-                            }
-                            Some(motion::time_function(e, &self.env(scope))?)
+                    let voltage = match (f.get("v"), f.sub("speed_control")) {
+                        (Some(_), Some((control, _, _))) => {
+                            return Err(Diag::new(control.pos, format!("{element_what}: `v` gives the voltage, so a `speed_control` cannot set it: give one of them")));
                         }
-                        None => None,
+                        (Some(e), None) => MotorVoltage::Function(self.function_of_time(
+                            e,
+                            scope,
+                            Kind::Voltage,
+                            "v",
+                        )?),
+                        (None, Some((control, kind, block))) => {
+                            no_kind(kind, "speed_control")?;
+                            let what = format!("`speed_control` of {what}");
+                            let c =
+                                Fields::new(block, &["w_ref", "Kp", "Ki", "v_max"], &[], &what)?;
+                            let gain = |field: &str| -> Result<f64, Diag> {
+                                self.num(
+                                    c.require(field, control.pos)?,
+                                    scope,
+                                    Kind::Dimensionless,
+                                    field,
+                                )
+                            };
+                            let kp = gain("Kp")?;
+                            if kp <= 0.0 {
+                                return Err(Diag::new(
+                                    c.pos_of("Kp").unwrap_or(control.pos),
+                                    format!("{what}: `Kp` must be greater than zero, found {kp}"),
+                                ));
+                            }
+                            MotorVoltage::SpeedControl(SpeedControlSpec {
+                                w_ref: self.function_of_time(
+                                    c.require("w_ref", control.pos)?,
+                                    scope,
+                                    Kind::AngularVelocity,
+                                    "w_ref",
+                                )?,
+                                kp,
+                                ki: gain("Ki")?,
+                                v_max: self.positive(
+                                    c.require("v_max", control.pos)?,
+                                    scope,
+                                    Kind::Voltage,
+                                    "v_max",
+                                )?,
+                            })
+                        }
+                        (None, None) => MotorVoltage::Input,
                     };
                     part_inertia += inertia;
                     source = DriveSource::Motor(DcMotorSpec {
