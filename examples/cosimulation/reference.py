@@ -12,6 +12,9 @@ States: armature current i, crank angle phi, crank speed w, PI integrator x.
     dphi/dt   = w
     dx/dt     = w_ref - w + (u - u_c)/Kp
 
+With `voltage=u(t)` the controller is left out (open loop, as in models/crank_drive.m3d, the
+monolithic model of the same system): u = u(t) and x stays 0.
+
 The eccentric mass sits at radius r_e on the crank's x axis (phi = 0: level with the axis),
 gravity g along -y, so its height is r_e*sin(phi).
 
@@ -31,9 +34,10 @@ PARAMETERS = dict(
 )
 
 
-def simulate(stop_time=2.0, rtol=1e-11, atol=1e-12, **overrides):
+def simulate(stop_time=2.0, rtol=1e-11, atol=1e-12, voltage=None, **overrides):
     """Integrates the system from rest; returns the dense solution of solve_ivp (states i, phi,
-    w, x, and the energy integrals E_el = int u*i dt and E_loss = int R*i^2 dt)."""
+    w, x, and the energy integrals E_el = int u*i dt and E_loss = int R*i^2 dt). `voltage`, a
+    function of time, replaces the PI controller by that open-loop motor voltage."""
     p = {**PARAMETERS, **overrides}
     R, L, k, ratio = p["R"], p["L"], p["k"], p["ratio"]
     Kp, Ki, U_max, w_set, t_ramp = p["Kp"], p["Ki"], p["U_max"], p["w_set"], p["t_ramp"]
@@ -43,13 +47,16 @@ def simulate(stop_time=2.0, rtol=1e-11, atol=1e-12, **overrides):
     def rhs(t, y):
         i, phi, w, x = y[:4]
         w_ref = w_set * min(t / t_ramp, 1.0)
-        u_c = Kp * (w_ref - w) + Ki * x
-        u = min(max(u_c, -U_max), U_max)
+        if voltage is None:
+            u_c = Kp * (w_ref - w) + Ki * x
+            u = min(max(u_c, -U_max), U_max)
+        else:
+            u = u_c = voltage(t)
         return [
             (u - R * i - k * ratio * w) / L,
             w,
             (ratio * k * i - m_e * g * r_e * math.cos(phi)) / J,
-            w_ref - w + (u - u_c) / Kp,
+            0.0 if voltage is not None else w_ref - w + (u - u_c) / Kp,
             u * i,
             R * i * i,
         ]

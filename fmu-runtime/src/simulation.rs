@@ -125,7 +125,9 @@ impl MechanismDae {
                 VariableKind::JointPosition(body) => self.inputs.motion[body].q = value,
                 VariableKind::JointSpeed(body) => self.inputs.motion[body].qd = value,
                 VariableKind::JointAcceleration(body) => self.inputs.motion[body].qdd = value,
-                VariableKind::Parameter(_)
+                VariableKind::DriveInput(drive) => self.inputs.drive[drive] = value,
+                VariableKind::Drive { .. }
+                | VariableKind::Parameter(_)
                 | VariableKind::Frame { .. }
                 | VariableKind::JointReaction { .. }
                 | VariableKind::Contact { .. }
@@ -642,6 +644,24 @@ impl Simulation {
                 None => dae.inputs.motion[body].qdd,
             },
             VariableKind::JointForce(body) => dae.workspace.drive[body],
+            VariableKind::DriveInput(drive) => dae.inputs.drive[drive],
+            VariableKind::Drive { drive, quantity } => {
+                let drive_train = &dae.mechanism.drives[drive];
+                let body = drive_train.body;
+                let Some(crate::dynamics::JointCoordinates::Scalar(joint)) =
+                    dae.workspace.coordinates[body]
+                else {
+                    return f64::NAN;
+                };
+                drive_train.quantity(
+                    quantity,
+                    dae.inputs.drive[drive],
+                    dae.workspace.flange[body],
+                    &joint,
+                    y,
+                    yp,
+                )
+            }
             VariableKind::JointReaction { joint, component } => crate::dynamics::joint_reaction(
                 &dae.mechanism,
                 &dae.workspace,

@@ -127,6 +127,28 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             mechanism.dropped.len()
         );
     }
+    let drives = &sim.mechanism().drives;
+    if !drives.is_empty() {
+        println!("\ndrives:");
+        for drive in drives {
+            let joint = sim.mechanism().bodies[drive.body]
+                .joint
+                .as_ref()
+                .map_or("", |j| j.name.as_str());
+            let parts: Vec<String> = drive
+                .parts
+                .iter()
+                .map(|p| format!("inertia {} (ratio {})", p.inertia, p.ratio))
+                .collect();
+            println!(
+                "  {} on joint `{joint}`: {} part(s) from the source, {}; {} state(s)",
+                drive.name,
+                parts.len(),
+                parts.join(" | "),
+                2 * drive.states.parts.len() + usize::from(drive.states.current.is_some())
+            );
+        }
+    }
     println!("\nvariables:");
     for variable in &sim.variables.variables {
         let causality = match variable.causality {

@@ -16,7 +16,7 @@
 
 use crate::units;
 use fmu_runtime::assembly::{
-    Assembly, Causality, ContactQuantity, FrameQuantity, Variable, VariableKind,
+    Assembly, Causality, ContactQuantity, DriveQuantity, FrameQuantity, Variable, VariableKind,
 };
 use fmu_runtime::fmu::{self, Capabilities, CAPABILITIES, FMI_VERSION, GENERATION_TOOL};
 use fmu_runtime::simulation::Simulation;
@@ -95,7 +95,19 @@ pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
         | VariableKind::JointReaction { .. } => inputs().map(|(i, _)| i).collect(),
         VariableKind::Parameter(_)
         | VariableKind::JointPosition(_)
-        | VariableKind::JointSpeed(_) => Vec::new(),
+        | VariableKind::JointSpeed(_)
+        | VariableKind::DriveInput(_) => Vec::new(),
+        // The flange torque balances the accelerations, so it depends on every input; the
+        // electrical power v·i on the motor's voltage input; the other drive outputs are states
+        // (angles, speeds, the current) or functions of them alone.
+        VariableKind::Drive { drive, quantity } => match quantity {
+            DriveQuantity::FlangeTorque => inputs().map(|(i, _)| i).collect(),
+            DriveQuantity::ElectricalPower => inputs()
+                .filter(|(_, v)| v.kind == VariableKind::DriveInput(drive))
+                .map(|(i, _)| i)
+                .collect(),
+            _ => Vec::new(),
+        },
         // A contact depends on the positions of the bodies (its force also on their speeds):
         // of the inputs, on the prescribed motions.
         VariableKind::Contact { quantity, .. } => inputs()
@@ -419,7 +431,74 @@ pub fn real(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::real;
+    use super::{dependencies, real};
+    use fmu_runtime::assembly::Causality;
+    use fmu_runtime::model;
+    use fmu_runtime::simulation::{Simulation, SimulationOptions};
+
+    /// The declared direct dependencies of every output include every input that changes it at
+    /// once (each input is changed alone, and the outputs are read again without a step); for
+    /// the drives' states and motor quantities they are exactly those inputs. (Accelerations and
+    /// flange torques declare every input: through the mass matrix they may depend on any.)
+    #[test]
+    fn outputs_declare_every_input_that_changes_them_at_once() {
+        let source = r#"
+model drives
+gravity none
+object body { mass { m = 1 kg; inertia = diag(0.01, 0.01, 0.02) kg.m2 } }
+joint shaft revolute { from = world; to = body; axis = z; w = 1 }
+drive D {
+  joint = shaft
+  motor { R = 1 Ohm; L = 2 mH; k = 0.1 N.m/A; J = 1e-4 kg.m2; i = 0.5 }
+  gear { ratio = 5 }
+  spring { c = 20 N.m/rad; phi_rel0 = 0.1 }
+  inertia { J = 0.005 kg.m2 }
+}
+object slider { mass { m = 1 kg } }
+joint rail prismatic { from = world; to = slider; axis = x }
+drive F { joint = rail; force { }; mass { m = 2 kg; v = 1 m/s }; damper { d = 3 N.s/m } }
+object wheel { mass { m = 1 kg; inertia = diag(0.01, 0.01, 0.02) kg.m2 } }
+joint spin revolute { from = world; to = wheel; axis = z; flange = force }
+"#;
+        let spec = model::load_str_with(source, "drives.m3d", &[]).expect("loads");
+        let mut sim = Simulation::new(spec, SimulationOptions::default()).expect("starts");
+        sim.advance_to(0.01).expect("steps");
+        let inputs: Vec<usize> = (0..sim.variables.variables.len())
+            .filter(|&i| sim.variables.variables[i].causality == Causality::Input)
+            .collect();
+        let outputs: Vec<usize> = sim.variables.outputs().map(|(i, _)| i).collect();
+        assert_eq!(inputs.len(), 3, "D.v, F.f and spin.tau");
+        let before = sim.values_of(&outputs);
+        let mut changed_by = vec![Vec::new(); outputs.len()];
+        for &input in &inputs {
+            let value = sim.input(input).expect("an input");
+            sim.set_input(input, value + 1.0).expect("sets");
+            for (k, after) in sim.values_of(&outputs).iter().enumerate() {
+                if (after - before[k]).abs() > 1e-12 * (1.0 + before[k].abs()) {
+                    changed_by[k].push(input);
+                }
+            }
+            sim.set_input(input, value).expect("sets back");
+        }
+        for (k, &output) in outputs.iter().enumerate() {
+            let name = &sim.variables.variables[output].name;
+            let declared = dependencies(&sim, output);
+            assert!(
+                changed_by[k].iter().all(|i| declared.contains(i)),
+                "{name}: declared {declared:?}, changed by {:?}",
+                changed_by[k]
+            );
+            let drive_quantity = name.starts_with("D.") || name.starts_with("F.");
+            if drive_quantity && !name.contains("_flange") {
+                assert_eq!(declared, changed_by[k], "{name}");
+            }
+        }
+        let power = sim.variables.find("D.P_el").expect("the power output");
+        assert_eq!(
+            changed_by[outputs.iter().position(|&o| o == power).unwrap_or(0)].len(),
+            1
+        );
+    }
 
     #[test]
     fn reals_read_back_exactly() {

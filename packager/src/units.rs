@@ -52,6 +52,9 @@ const SYMBOLS: &[(&str, BaseUnits)] = &[
     ("J", BaseUnits::of([1, 2, -2, 0, 0, 0, 0, 0])),
     ("W", BaseUnits::of([1, 2, -3, 0, 0, 0, 0, 0])),
     ("Hz", BaseUnits::of([0, 0, -1, 0, 0, 0, 0, 0])),
+    ("V", BaseUnits::of([1, 2, -3, -1, 0, 0, 0, 0])),
+    ("Ohm", BaseUnits::of([1, 2, -3, -2, 0, 0, 0, 0])),
+    ("H", BaseUnits::of([1, 2, -2, -2, 0, 0, 0, 0])),
 ];
 
 /// Reads a unit string in Modelica syntax: factors joined by `.`, each a symbol with an optional

@@ -9,10 +9,11 @@ mod variables;
 
 pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Role};
 pub use mass::MergedMass;
-pub use state::{JointStates, StateLayout};
+pub use state::{DriveStates, JointStates, StateLayout};
 pub use super_objects::{
     Assembly, CutJoint, CutJointKind, Member, SuperObject, TreeJoint, TreeJointKind,
 };
 pub use variables::{
-    Causality, ContactQuantity, FrameQuantity, Variability, Variable, VariableKind, VariableTable,
+    Causality, ContactQuantity, DriveQuantity, FrameQuantity, Variability, Variable, VariableKind,
+    VariableTable,
 };

@@ -359,13 +359,13 @@ fn cut_joint(
                 || motion.is_some()
         }
         JointKind::Spherical | JointKind::Free { .. } => false,
-    };
+    } || scene.drives.iter().any(|(_, joint)| *joint == handle);
     if driven {
         return Err(SceneError::new(
             &joint.spec.location,
             format!(
-                "joint `{name}` closes a kinematic loop and has a drive, spring or damper, which a \
-                 joint closing a loop cannot have yet: reorder the joints so that another joint \
+                "joint `{name}` closes a kinematic loop and has a drive, spring or damper (or a \
+                 `drive` acts on it), which a joint closing a loop cannot have yet: reorder the joints so that another joint \
                  of the loop closes it (`fmu3d check` lists them), or remove its `flange`, \
                  `motion`, `spring` and `damper` fields"
             ),

@@ -4,7 +4,7 @@
 
 use super::collision::CollisionSet;
 use super::super_objects::Assembly;
-use crate::model::{FlangeMode, JointKind};
+use crate::model::{DriveElement, DriveSource, FlangeMode, JointKind, MotorVoltage};
 use crate::scene::{ObjectHandle, Scene};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,37 @@ pub enum VariableKind {
         report: usize,
         quantity: ContactQuantity,
     },
+    /// The source input of the drive with this index in `Scene::drives`: the torque (force) of
+    /// a torque source, the voltage of a motor.
+    DriveInput(usize),
+    /// A quantity of the drive with this index in `Scene::drives`.
+    Drive {
+        drive: usize,
+        quantity: DriveQuantity,
+    },
+}
+
+/// What a drive output reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriveQuantity {
+    /// Armature voltage given as an expression of time or set by the speed controller [V].
+    Voltage,
+    /// Reference speed of the speed controller [rad/s].
+    ReferenceSpeed,
+    /// Armature current [A].
+    Current,
+    /// Motor speed [rad/s].
+    MotorSpeed,
+    /// Electromagnetic torque k·i [N.m].
+    MotorTorque,
+    /// Electrical power v·i taken by the motor [W].
+    ElectricalPower,
+    /// Torque (force) the drive exerts on the joint's flange.
+    FlangeTorque,
+    /// Angle (position) of the flange-side end of a part before a compliant element.
+    PartPosition(usize),
+    /// Its speed.
+    PartSpeed(usize),
 }
 
 /// What a contact output reports.
@@ -254,6 +285,9 @@ impl VariableTable {
                 });
             }
         }
+        for (index, (drive, _)) in scene.drives.iter().enumerate() {
+            drive_variables(&mut variables, index, drive);
+        }
         for (index, object) in scene.objects.iter().enumerate() {
             if !object.output {
                 continue;
@@ -331,5 +365,155 @@ impl VariableTable {
 
     pub fn find(&self, name: &str) -> Option<usize> {
         self.variables.iter().position(|v| v.name == name)
+    }
+}
+
+/// The variables of drive `index`: its source input, the motor's quantities, the flange torque,
+/// and the angle and speed of each part that a spring or damper separates from the joint.
+fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::model::DriveSpec) {
+    let name = &drive.name;
+    let (torque, torque_unit, position, speed) = if drive.translational {
+        ("f", "N", ["s", "m", "position"], ["v", "m/s", "velocity"])
+    } else {
+        (
+            "tau",
+            "N.m",
+            ["phi", "rad", "angle"],
+            ["w", "rad/s", "angular velocity"],
+        )
+    };
+    let mut push = |symbol: String, unit: &str, description: String, causality, kind| {
+        variables.push(Variable {
+            name: format!("{name}.{symbol}"),
+            description,
+            unit: unit.to_string(),
+            causality,
+            variability: Variability::Continuous,
+            kind,
+            start: (causality == Causality::Input).then_some(0.0),
+        })
+    };
+    let output = |quantity| VariableKind::Drive {
+        drive: index,
+        quantity,
+    };
+    match &drive.source {
+        DriveSource::None => {}
+        DriveSource::Input => push(
+            torque.to_string(),
+            torque_unit,
+            format!(
+                "{} the source applies at the source end of the drive",
+                if drive.translational {
+                    "force"
+                } else {
+                    "torque"
+                }
+            ),
+            Causality::Input,
+            VariableKind::DriveInput(index),
+        ),
+        DriveSource::Motor(motor) => {
+            let (causality, kind) = match motor.voltage {
+                MotorVoltage::Input => (Causality::Input, VariableKind::DriveInput(index)),
+                _ => (Causality::Output, output(DriveQuantity::Voltage)),
+            };
+            push(
+                "v".into(),
+                "V",
+                "armature voltage of the motor".into(),
+                causality,
+                kind,
+            );
+            if let MotorVoltage::SpeedControl(_) = motor.voltage {
+                push(
+                    "w_ref".into(),
+                    "rad/s",
+                    format!(
+                        "reference speed of joint `{}` for the speed controller",
+                        drive.joint
+                    ),
+                    Causality::Output,
+                    output(DriveQuantity::ReferenceSpeed),
+                );
+            }
+            let motor_outputs = [
+                (
+                    "i",
+                    "A",
+                    "armature current of the motor",
+                    DriveQuantity::Current,
+                ),
+                (
+                    "w_motor",
+                    "rad/s",
+                    "angular velocity of the motor",
+                    DriveQuantity::MotorSpeed,
+                ),
+                (
+                    "tau_motor",
+                    "N.m",
+                    "electromagnetic torque of the motor (k*i)",
+                    DriveQuantity::MotorTorque,
+                ),
+                (
+                    "P_el",
+                    "W",
+                    "electrical power taken by the motor (v*i)",
+                    DriveQuantity::ElectricalPower,
+                ),
+            ];
+            for (symbol, unit, description, quantity) in motor_outputs {
+                push(
+                    symbol.into(),
+                    unit,
+                    description.into(),
+                    Causality::Output,
+                    output(quantity),
+                );
+            }
+        }
+    }
+    push(
+        format!("{torque}_flange"),
+        torque_unit,
+        format!(
+            "{} the drive exerts on the flange of joint `{}`",
+            if drive.translational {
+                "force"
+            } else {
+                "torque"
+            },
+            drive.joint
+        ),
+        Causality::Output,
+        output(DriveQuantity::FlangeTorque),
+    );
+    let parts = drive
+        .elements
+        .iter()
+        .filter(|e| matches!(e, DriveElement::Compliance { .. }))
+        .count();
+    for part in 0..parts {
+        let text = |what: &str| {
+            format!(
+                "{what} of drive part {} (counted from the source), at its flange-side end",
+                part + 1
+            )
+        };
+        push(
+            format!("{}[{}]", position[0], part + 1),
+            position[1],
+            text(position[2]),
+            Causality::Output,
+            output(DriveQuantity::PartPosition(part)),
+        );
+        push(
+            format!("{}[{}]", speed[0], part + 1),
+            speed[1],
+            text(speed[2]),
+            Causality::Output,
+            output(DriveQuantity::PartSpeed(part)),
+        );
     }
 }

@@ -327,6 +327,8 @@ pub fn assemble(
     }
     y.truncate(n_q + n_v);
     y.resize(mechanism.len(), 0.0);
+    // The drives start relaxed against the assembled joints.
+    mechanism.start_drives(&mut y);
 
     // The speeds must now satisfy the kept rows.
     let mut ws = Workspace::new(mechanism);

@@ -2,6 +2,8 @@
 //! it needs precomputed (merged mass, joint frame, state indices), and force elements resolved
 //! to points on bodies.
 
+use super::drive::Drive;
+use super::kinematics::ScalarCoordinates;
 use super::loops::{constraint_rows, ConstraintRow, Cut};
 use crate::assembly::{Assembly, CollisionSet, JointStates, StateLayout, TreeJointKind};
 use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind, StartFixed, TimeFunction};
@@ -96,6 +98,8 @@ pub struct Mechanism {
     pub dropped: Vec<ConstraintRow>,
     /// Colliding shapes and the pairs that may touch (empty until the simulation sets it).
     pub collisions: CollisionSet,
+    /// Drive trains on joint flanges, in the scene's order.
+    pub drives: Vec<Drive>,
 }
 
 impl Mechanism {
@@ -225,6 +229,20 @@ impl Mechanism {
             })
             .collect();
         let (cuts, rows) = constraint_rows(scene, &assembly.cut_joints);
+        // A drive on a cut-joint is refused when the assembly is built: every drive finds the
+        // body its joint moves.
+        let drives = scene
+            .drives
+            .iter()
+            .enumerate()
+            .filter_map(|(index, (spec, joint))| {
+                let body = assembly
+                    .super_objects
+                    .iter()
+                    .position(|so| so.joint.as_ref().is_some_and(|j| j.joint == *joint))?;
+                Some(Drive::new(spec, body, &layout, index))
+            })
+            .collect();
         Mechanism {
             bodies,
             forces,
@@ -234,6 +252,7 @@ impl Mechanism {
             rows,
             dropped: Vec::new(),
             collisions: CollisionSet::default(),
+            drives,
         }
     }
 
@@ -270,7 +289,23 @@ impl Mechanism {
                 }
             }
         }
+        self.start_drives(&mut y);
         y
+    }
+
+    /// Writes the drives' start states into y from their joints' coordinates in y.
+    pub fn start_drives(&self, y: &mut [f64]) {
+        for drive in &self.drives {
+            let joint = self.bodies[drive.body].joint.as_ref();
+            if let Some(s) = joint.and_then(|j| j.states) {
+                let coordinates = ScalarCoordinates {
+                    q: y[s.q],
+                    qd: y[s.v],
+                    qdd: 0.0,
+                };
+                drive.start(&coordinates, y);
+            }
+        }
     }
 
     /// Gravitational acceleration at a world point.

@@ -23,7 +23,9 @@ use super::kinematics::{
 };
 use super::loops::{apply_wrench, constraint_offset, evaluate_row, RowValue};
 use super::mechanism::{Mechanism, Motion};
-use crate::model::{FlangeMode, ForceKind};
+use crate::model::{
+    DcMotorSpec, DriveSource, FlangeMode, ForceKind, MotorVoltage, SpeedControlSpec,
+};
 use nalgebra::{Quaternion, Vector3};
 
 /// Rate [1/s] at which the quaternion norm is pulled back to 1.
@@ -36,6 +38,8 @@ pub struct FlangeInputs {
     pub force: Vec<f64>,
     /// Prescribed coordinate, speed and acceleration of motion-driven joints.
     pub motion: Vec<ScalarCoordinates>,
+    /// Per drive: the source's input, a torque (force) or a motor voltage.
+    pub drive: Vec<f64>,
 }
 
 impl FlangeInputs {
@@ -59,6 +63,7 @@ impl FlangeInputs {
         FlangeInputs {
             force: vec![0.0; n],
             motion,
+            drive: vec![0.0; mechanism.drives.len()],
         }
     }
 
@@ -72,6 +77,20 @@ impl FlangeInputs {
                     qd: jet.d,
                     qdd: jet.dd,
                 };
+            }
+        }
+        for (d, drive) in mechanism.drives.iter().enumerate() {
+            // A voltage given as a function of time, or the reference speed of a controller.
+            if let DriveSource::Motor(DcMotorSpec {
+                voltage:
+                    MotorVoltage::Function(function)
+                    | MotorVoltage::SpeedControl(SpeedControlSpec {
+                        w_ref: function, ..
+                    }),
+                ..
+            }) = &drive.source
+            {
+                self.drive[d] = function.jet(t).v;
             }
         }
     }
@@ -91,6 +110,8 @@ pub struct Workspace {
     /// The torque (force) each 1-dof joint's drive supplies: the input of a force-driven joint,
     /// the result of the equations of motion for a motion-driven one.
     pub drive: Vec<f64>,
+    /// The torque (force) a drive train exerts on each body's joint flange.
+    pub flange: Vec<f64>,
     /// The constraint rows of cut-joints at this evaluation (g, ġ, g̈ and wrench).
     pub rows: Vec<RowValue>,
     /// Loads of the wrench-only backward pass that forms Gᵀμ̇.
@@ -111,6 +132,7 @@ impl Workspace {
             force: vec![Vector3::zeros(); n],
             torque: vec![Vector3::zeros(); n],
             drive: vec![0.0; n],
+            flange: vec![0.0; n],
             rows: vec![RowValue::default(); mechanism.rows.len()],
             mu_force: vec![Vector3::zeros(); n],
             mu_torque: vec![Vector3::zeros(); n],
@@ -145,7 +167,26 @@ pub fn residual(
     kinematic_equations(mechanism, y, yp, res);
     forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
     backward_pass(mechanism, ws, yp, res);
+    drive_equations(mechanism, inputs, ws, y, yp, res);
     equations_of_motion(mechanism, inputs, ws, res);
+}
+
+/// The drives' own equations, and the torque each exerts on its joint's flange.
+fn drive_equations(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    yp: &[f64],
+    res: &mut [f64],
+) {
+    for (drive, input) in mechanism.drives.iter().zip(&inputs.drive) {
+        let Some(JointCoordinates::Scalar(joint)) = ws.coordinates[drive.body] else {
+            continue;
+        };
+        ws.flange[drive.body] = drive.residual(*input, &joint, y, yp, res);
+        drive.motor_residual(*input, &joint, y, yp, res);
+    }
 }
 
 fn read_coordinates(
@@ -365,11 +406,12 @@ fn equations_of_motion(
                         ws.drive[k] = generalized - passive;
                     }
                     (flange, Some(s)) => {
-                        let drive = if flange == FlangeMode::Force {
-                            inputs.force[k]
-                        } else {
-                            0.0
-                        };
+                        let drive = ws.flange[k]
+                            + if flange == FlangeMode::Force {
+                                inputs.force[k]
+                            } else {
+                                0.0
+                            };
                         ws.drive[k] = drive;
                         res[s.v] = generalized - passive - drive;
                     }

@@ -81,6 +81,7 @@ fn spec(objects: Vec<ObjectSpec>, joints: Vec<JointSpec>, forces: Vec<ForceSpec>
         contact_outputs: vec![],
         snapped: vec![],
         redundant_mates: vec![],
+        drives: vec![],
     }
 }
 

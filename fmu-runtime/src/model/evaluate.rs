@@ -16,6 +16,8 @@ use super::units::{Kind, UNITS};
 use nalgebra::{Isometry3, Matrix3, Unit, UnitQuaternion, Vector3};
 use std::collections::{HashMap, HashSet};
 
+mod drive;
+
 const MAX_TURNS: usize = 1_000_000;
 
 /// Evaluates parsed statements into a model.
@@ -41,6 +43,7 @@ pub fn evaluate(
         forces: Vec::new(),
         contact_pairs: Vec::new(),
         raw_contact_outputs: Vec::new(),
+        drives: Vec::new(),
         model: None,
         gravity: None,
         experiment: None,
@@ -160,6 +163,7 @@ struct Evaluator<'a> {
     forces: Vec<RawForce>,
     contact_pairs: Vec<ContactPairSpec>,
     raw_contact_outputs: Vec<(String, ObjRef, ObjRef, Pos)>,
+    drives: Vec<drive::RawDrive<'a>>,
     model: Option<(String, Option<String>, Pos)>,
     gravity: Option<(GravitySpec, Pos)>,
     experiment: Option<(ExperimentSpec, Pos)>,
@@ -464,6 +468,16 @@ impl<'a> Evaluator<'a> {
                 let to = self.obj_ref(f.require("to", name.base.pos)?, scope, "to")?;
                 self.raw_contact_outputs
                     .push((full, from, to, name.base.pos));
+            }
+            Stmt::Drive { name, body, .. } => {
+                let full = format!("{}{}", scope.prefix, self.decl_name(name, scope)?);
+                self.claim(&full, name.base.pos, "drive")?;
+                self.drives.push(drive::RawDrive {
+                    name: full,
+                    body,
+                    scope: scope.clone(),
+                    pos: name.base.pos,
+                });
             }
             Stmt::ContactPair {
                 materials,
@@ -2326,6 +2340,11 @@ impl<'a> Evaluator<'a> {
                 location: self.location(*pos),
             });
         }
+        let mut drives = Vec::new();
+        let mut driven = HashMap::new();
+        for raw in std::mem::take(&mut self.drives) {
+            drives.push(self.drive(&raw, &joints, &mut driven)?);
+        }
         // Structural parameters and what they are computed from.
         let mut stack = std::mem::take(&mut self.structural_roots);
         while let Some(i) = stack.pop() {
@@ -2360,6 +2379,7 @@ impl<'a> Evaluator<'a> {
             contact_outputs,
             snapped,
             redundant_mates,
+            drives,
         })
     }
 }

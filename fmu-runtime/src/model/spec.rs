@@ -52,6 +52,8 @@ pub struct ModelSpec {
     pub snapped: Vec<SnappedSpec>,
     /// Rigid mates that other placements had already determined: checked, not used.
     pub redundant_mates: Vec<RedundantMateSpec>,
+    /// One-dimensional drive trains on joint flanges.
+    pub drives: Vec<DriveSpec>,
 }
 
 /// An object without `parent` that a rigid mate placed.
@@ -357,4 +359,104 @@ pub struct ForceSpec {
     pub to: String,
     pub kind: ForceKind,
     pub location: Location,
+}
+
+/// A one-dimensional drive train on the flange of a revolute (prismatic) joint: a source, then
+/// elements in series from the source to the flange ([OEM03] §6.3: Modelica's Rotational library
+/// connected to a joint's flange). Angles, torques and inertias become positions, forces and
+/// masses on a prismatic joint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriveSpec {
+    /// The drive's full name: the prefix of its FMU variables (`D.i`).
+    pub name: String,
+    /// The full name of the joint whose flange the chain ends at.
+    pub joint: String,
+    /// True on a prismatic joint: the chain carries forces and masses.
+    pub translational: bool,
+    pub source: DriveSource,
+    /// The elements from the source end to the flange.
+    pub elements: Vec<DriveElement>,
+    pub location: Location,
+}
+
+/// What drives the chain at its source end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DriveSource {
+    /// No source: the chain only adds inertia and compliance to the joint.
+    None,
+    /// A torque (force) given as the FMU input `NAME.tau` (`NAME.f`).
+    Input,
+    /// A DC motor with permanent magnets.
+    Motor(DcMotorSpec),
+}
+
+/// A DC motor: L di/dt = v − R i − k w, torque k i on its rotor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DcMotorSpec {
+    /// Armature resistance [Ohm].
+    pub resistance: f64,
+    /// Armature inductance [H], > 0.
+    pub inductance: f64,
+    /// Motor constant [N.m/A] (= back-EMF constant in V.s/rad).
+    pub k: f64,
+    /// Rotor inertia [kg.m2].
+    pub inertia: f64,
+    /// Start current [A].
+    pub current: f64,
+    pub voltage: MotorVoltage,
+}
+
+/// Where a DC motor's armature voltage comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MotorVoltage {
+    /// The FMU input `NAME.v`.
+    Input,
+    /// A function of time.
+    Function(TimeFunction),
+    /// A PI speed controller on the joint's speed.
+    SpeedControl(SpeedControlSpec),
+}
+
+/// A PI controller that sets the motor voltage from the speed error of the joint, with the
+/// voltage limited to ±`v_max` and a back-calculating anti-windup: u_c = Kp·e + Ki·x,
+/// u = clamp(u_c, −v_max, v_max), dx/dt = e + (u − u_c)/Kp, e = w_ref − w.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpeedControlSpec {
+    /// The reference speed of the joint [rad/s] as a function of time.
+    pub w_ref: TimeFunction,
+    /// Proportional gain [V.s/rad], > 0.
+    pub kp: f64,
+    /// Integral gain [V/rad].
+    pub ki: f64,
+    /// Voltage limit [V], > 0.
+    pub v_max: f64,
+}
+
+/// One element of a drive chain.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DriveElement {
+    /// A rigid inertia [kg.m2] (mass [kg]), with optional start angle and speed (position and
+    /// velocity) when a compliant element separates it from the joint.
+    Inertia {
+        inertia: f64,
+        start: StartValues,
+        location: Location,
+    },
+    /// An ideal gear: the speed on the source side is `ratio` times the speed on the flange side.
+    Gear { ratio: f64 },
+    /// A spring and damper in parallel between the elements before and after it: torque (force)
+    /// c·(φ_rel − φ_rel0) + d·ω_rel with φ_rel = φ_flange_side − φ_source_side.
+    Compliance {
+        stiffness: f64,
+        damping: f64,
+        rest: f64,
+        location: Location,
+    },
+}
+
+/// Start angle and speed (position and velocity) of a drive inertia, when given.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StartValues {
+    pub position: Option<f64>,
+    pub speed: Option<f64>,
 }

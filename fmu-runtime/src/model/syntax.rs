@@ -102,6 +102,12 @@ pub enum Stmt {
         body: Block,
         pos: Pos,
     },
+    /// `drive NAME { joint = J; source and elements in series }`
+    Drive {
+        name: DeclName,
+        body: Block,
+        pos: Pos,
+    },
     Assembly {
         name: Ident,
         params: Vec<ParamDecl>,
@@ -134,6 +140,7 @@ pub const STATEMENTS: &[&str] = &[
     "force",
     "contact_pair",
     "contact_output",
+    "drive",
     "assembly",
     "instance",
     "for",
@@ -379,6 +386,14 @@ impl Parser {
             "contact_output" => {
                 let name = self.decl_name("the contact output's name")?;
                 Ok(Stmt::ContactOutput {
+                    name,
+                    body: self.block()?,
+                    pos,
+                })
+            }
+            "drive" => {
+                let name = self.decl_name("the drive's name")?;
+                Ok(Stmt::Drive {
                     name,
                     body: self.block()?,
                     pos,

@@ -22,6 +22,12 @@ pub enum Kind {
     AngularAcceleration,
     GravitationalParameter,
     Pressure,
+    Voltage,
+    Current,
+    Resistance,
+    Inductance,
+    /// Torque per current of a DC motor (= its back-EMF voltage per speed).
+    MotorConstant,
 }
 
 impl Kind {
@@ -58,6 +64,11 @@ impl Kind {
             Kind::AngularAcceleration => "angular acceleration",
             Kind::GravitationalParameter => "gravitational parameter",
             Kind::Pressure => "pressure",
+            Kind::Voltage => "voltage",
+            Kind::Current => "current",
+            Kind::Resistance => "resistance",
+            Kind::Inductance => "inductance",
+            Kind::MotorConstant => "motor constant",
         }
     }
 
@@ -83,6 +94,11 @@ impl Kind {
             Kind::AngularAcceleration => "rad/s2",
             Kind::GravitationalParameter => "m3/s2",
             Kind::Pressure => "Pa",
+            Kind::Voltage => "V",
+            Kind::Current => "A",
+            Kind::Resistance => "Ohm",
+            Kind::Inductance => "H",
+            Kind::MotorConstant => "N.m/A",
         }
     }
 }
@@ -288,6 +304,71 @@ pub const UNITS: &[Unit] = &[
         name: "GPa",
         scale: 1e9,
         kind: Kind::Pressure,
+    },
+    Unit {
+        name: "V",
+        scale: 1.0,
+        kind: Kind::Voltage,
+    },
+    Unit {
+        name: "mV",
+        scale: 0.001,
+        kind: Kind::Voltage,
+    },
+    Unit {
+        name: "kV",
+        scale: 1000.0,
+        kind: Kind::Voltage,
+    },
+    Unit {
+        name: "A",
+        scale: 1.0,
+        kind: Kind::Current,
+    },
+    Unit {
+        name: "mA",
+        scale: 0.001,
+        kind: Kind::Current,
+    },
+    Unit {
+        name: "Ohm",
+        scale: 1.0,
+        kind: Kind::Resistance,
+    },
+    Unit {
+        name: "mOhm",
+        scale: 0.001,
+        kind: Kind::Resistance,
+    },
+    Unit {
+        name: "kOhm",
+        scale: 1000.0,
+        kind: Kind::Resistance,
+    },
+    Unit {
+        name: "H",
+        scale: 1.0,
+        kind: Kind::Inductance,
+    },
+    Unit {
+        name: "mH",
+        scale: 0.001,
+        kind: Kind::Inductance,
+    },
+    Unit {
+        name: "uH",
+        scale: 1e-06,
+        kind: Kind::Inductance,
+    },
+    Unit {
+        name: "N.m/A",
+        scale: 1.0,
+        kind: Kind::MotorConstant,
+    },
+    Unit {
+        name: "V.s/rad",
+        scale: 1.0,
+        kind: Kind::MotorConstant,
     },
 ];
 

@@ -12,8 +12,8 @@ pub use error::SceneError;
 pub use object::{ForceElement, Joint, JointHandle, Object3D, ObjectHandle};
 
 use crate::model::{
-    ContactOutputSpec, ContactPairSpec, ExperimentSpec, GravitySpec, ModelSpec, ParameterSpec,
-    WORLD,
+    ContactOutputSpec, ContactPairSpec, DriveSpec, ExperimentSpec, GravitySpec, ModelSpec,
+    ParameterSpec, WORLD,
 };
 use nalgebra::Isometry3;
 use std::collections::HashMap;
@@ -34,6 +34,8 @@ pub struct Scene {
     pub contact_pairs: Vec<ContactPairSpec>,
     /// Contacts reported as outputs, with both objects resolved.
     pub contact_outputs: Vec<(ContactOutputSpec, ObjectHandle, ObjectHandle)>,
+    /// Drive trains with the joint whose flange each acts on.
+    pub drives: Vec<(DriveSpec, JointHandle)>,
     by_name: HashMap<String, ObjectHandle>,
 }
 
@@ -104,6 +106,23 @@ impl Scene {
                 Ok((c.clone(), from, to))
             })
             .collect::<Result<Vec<_>, SceneError>>()?;
+        let drives = spec
+            .drives
+            .iter()
+            .map(|drive| {
+                let joint = spec
+                    .joints
+                    .iter()
+                    .position(|j| j.name == drive.joint)
+                    .ok_or_else(|| {
+                        SceneError::new(
+                            &drive.location,
+                            format!("there is no joint named `{}`", drive.joint),
+                        )
+                    })?;
+                Ok((drive.clone(), JointHandle(joint)))
+            })
+            .collect::<Result<Vec<_>, SceneError>>()?;
         Ok(Scene {
             name: spec.name.clone(),
             description: spec.description.clone(),
@@ -115,6 +134,7 @@ impl Scene {
             forces,
             contact_pairs: spec.contact_pairs.clone(),
             contact_outputs,
+            drives,
             by_name,
         })
     }

@@ -1,0 +1,276 @@
+//! Drive trains on joint flanges (`drive`) against closed-form solutions of their linear ODEs:
+//! a DC motor through a gear on an inertia, two inertias coupled by a spring and damper, and the
+//! translational variant on a prismatic joint. No gravity acts, so each system is linear.
+
+use fmu3d_tests::{simulate, upward_zero_crossings, Trajectory};
+use fmu_runtime::model;
+use std::f64::consts::PI;
+
+fn run(source: &str, stop: f64, interval: f64) -> Trajectory {
+    let spec = model::load_str_with(source, "drive.m3d", &[]).expect("the model loads");
+    simulate(spec, 1e-10, stop, interval)
+}
+
+/// Largest deviation of `actual` from `expected(t)` relative to `scale`.
+fn worst(trajectory: &Trajectory, name: &str, scale: f64, expected: impl Fn(f64) -> f64) -> f64 {
+    trajectory
+        .time
+        .iter()
+        .zip(trajectory.column(name))
+        .map(|(t, v)| (v - expected(*t)).abs() / scale)
+        .fold(0.0, f64::max)
+}
+
+const MOTOR: &str = r#"
+model motor_on_inertia
+parameters {
+  V = 6 V
+  J_L = 0.01 kg.m2
+}
+gravity none
+object load { mass { m = 1 kg; inertia = diag(0.001, 0.001, 0.002) kg.m2 } }
+joint shaft revolute { from = world; to = load; axis = z }
+drive D {
+  joint = shaft
+  motor { R = 0.5 Ohm; L = 0.5 mH; k = 0.05 N.m/A; J = 2e-5 kg.m2; v = V }
+  gear { ratio = 10 }
+  inertia { J = J_L }
+}
+"#;
+
+/// Voltage step V on a motor (R, L, k, rotor J_m) through a gear of ratio n on the load inertia
+/// J_L plus the body's J_b. With J = J_m n² + J_L + J_b and the load speed w:
+///   L di/dt = V − R i − k n w,   J dw/dt = n k i,
+/// a linear system x' = A x + b with equilibrium i = 0, w = V/(k n); from rest
+/// x(t) = x∞ + e^{At}(x0 − x∞), and for real eigenvalues λ1 ≠ λ2 of A
+/// e^{At} = (λ1 e^{λ2 t} − λ2 e^{λ1 t})/(λ1 − λ2) I + (e^{λ1 t} − e^{λ2 t})/(λ1 − λ2) A.
+#[test]
+fn dc_motor_through_a_gear_follows_the_closed_form_step_response() {
+    let (v, r, l, k, j_m, n, j_l, j_b): (f64, f64, f64, f64, f64, f64, f64, f64) =
+        (6.0, 0.5, 0.5e-3, 0.05, 2e-5, 10.0, 0.01, 0.002);
+    let j = j_m * n * n + j_l + j_b;
+    let a = [[-r / l, -k * n / l], [n * k / j, 0.0]];
+    let trace = a[0][0] + a[1][1];
+    let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+    let disc = trace * trace - 4.0 * det;
+    assert!(disc > 0.0, "the test's parameters give real eigenvalues");
+    let (l1, l2) = ((trace + disc.sqrt()) / 2.0, (trace - disc.sqrt()) / 2.0);
+    let x_inf = [0.0, v / (k * n)];
+    let state = |t: f64| {
+        let c0 = (l1 * (l2 * t).exp() - l2 * (l1 * t).exp()) / (l1 - l2);
+        let c1 = ((l1 * t).exp() - (l2 * t).exp()) / (l1 - l2);
+        let d = [-x_inf[0], -x_inf[1]];
+        let ad = [
+            a[0][0] * d[0] + a[0][1] * d[1],
+            a[1][0] * d[0] + a[1][1] * d[1],
+        ];
+        [
+            x_inf[0] + c0 * d[0] + c1 * ad[0],
+            x_inf[1] + c0 * d[1] + c1 * ad[1],
+        ]
+    };
+    let run = run(MOTOR, 0.3, 1e-3);
+    let i_peak = run.column("D.i").iter().cloned().fold(0.0, f64::max);
+    let w_end = x_inf[1];
+    let current = worst(&run, "D.i", i_peak, |t| state(t)[0]);
+    let speed = worst(&run, "shaft.w", w_end, |t| state(t)[1]);
+    let motor_speed = worst(&run, "D.w_motor", n * w_end, |t| n * state(t)[1]);
+    let torque = worst(&run, "D.tau_motor", k * i_peak, |t| k * state(t)[0]);
+    let power = worst(&run, "D.P_el", v * i_peak, |t| v * state(t)[0]);
+    // The load inertia belongs to the drive: the flange torque accelerates the body alone,
+    // J_b dw/dt.
+    let flange = worst(&run, "D.tau_flange", n * k * i_peak, |t| {
+        j_b * n * k * state(t)[0] / j
+    });
+    eprintln!(
+        "DC motor step: peak current {i_peak:.4} A; largest errors relative to the peak: current \
+         {current:.2e}, speed {speed:.2e}, motor speed {motor_speed:.2e}, torque {torque:.2e}, \
+         power {power:.2e}, flange torque {flange:.2e}"
+    );
+    for e in [current, speed, motor_speed, torque, power, flange] {
+        assert!(e < 1e-6, "deviation {e:.2e} from the closed form");
+    }
+}
+
+/// Two inertias joined by a spring c and damper d: the source-side inertia J1 (behind a gear of
+/// ratio n, so it counts J1 n² at the spring) starts turning, the joint's body J2 at rest. The
+/// relative angle x = φ2 − φ1 (φ1 at the gear's output) obeys J_red x'' + d x' + c x = 0 with
+/// J_red = J1' J2 / (J1' + J2); the common speed P/(J1' + J2) stays.
+fn two_inertias(damping: f64) -> (Trajectory, f64, f64, f64, f64, f64, f64) {
+    let (j1, n, j2, c, w1) = (0.002, 2.0, 0.004, 50.0, 3.0);
+    let model = format!(
+        r#"
+model two_inertias
+gravity none
+object body {{ mass {{ m = 1 kg; inertia = diag(0.002, 0.002, {j2}) kg.m2 }} }}
+joint shaft revolute {{ from = world; to = body; axis = z }}
+drive D {{
+  joint = shaft
+  inertia {{ J = {j1} kg.m2; w = {w1} rad/s }}
+  gear {{ ratio = {n} }}
+  spring {{ c = {c} N.m/rad; d = {damping} N.m.s/rad }}
+}}
+"#
+    );
+    let run = run(&model, 1.0, 1e-3);
+    (run, j1 * n * n, j2, c, w1 / n, n, damping)
+}
+
+#[test]
+fn two_inertias_on_a_spring_oscillate_at_the_closed_form_frequency() {
+    let (run, j1, j2, c, w10, _, _) = two_inertias(0.0);
+    let omega = (c * (j1 + j2) / (j1 * j2)).sqrt();
+    let w_cm = j1 * w10 / (j1 + j2);
+    // x' = −w10 cos(Ωt): w1 = w_cm − J2/(J1+J2) x', w2 = w_cm + J1/(J1+J2) x'.
+    let x_dot = |t: f64| -w10 * (omega * t).cos();
+    let e1 = worst(&run, "D.w[1]", w10, |t| w_cm - j2 / (j1 + j2) * x_dot(t));
+    let e2 = worst(&run, "shaft.w", w10, |t| w_cm + j1 / (j1 + j2) * x_dot(t));
+    let relative: Vec<f64> = run
+        .column("shaft.phi")
+        .iter()
+        .zip(run.column("D.phi[1]"))
+        .map(|(a, b)| a - b)
+        .collect();
+    let crossings = upward_zero_crossings(&run.time, &relative);
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    let expected = 2.0 * PI / omega;
+    eprintln!(
+        "two inertias: period {period:.6} s (closed form {expected:.6} s), speed errors \
+         {e1:.2e}, {e2:.2e} of the start speed"
+    );
+    assert!(crossings.len() >= 3);
+    assert!((period - expected).abs() < 1e-5 * expected);
+    assert!(e1 < 1e-6 && e2 < 1e-6);
+}
+
+#[test]
+fn a_damper_between_two_inertias_dissipates_what_the_closed_form_says() {
+    let (run, j1, j2, c, w10, _, d) = two_inertias(0.05);
+    let j_red = j1 * j2 / (j1 + j2);
+    let omega_n = (c / j_red).sqrt();
+    let zeta = d / (2.0 * (c * j_red).sqrt());
+    assert!(zeta < 1.0, "underdamped");
+    let omega_d = omega_n * (1.0 - zeta * zeta).sqrt();
+    // x(0) = 0, x'(0) = v0 = −w10.
+    let v0 = -w10;
+    let x = |t: f64| v0 / omega_d * (-zeta * omega_n * t).exp() * (omega_d * t).sin();
+    let x_dot = |t: f64| {
+        v0 * (-zeta * omega_n * t).exp()
+            * ((omega_d * t).cos() - zeta * omega_n / omega_d * (omega_d * t).sin())
+    };
+    let momentum_energy = 0.5 * (j1 * w10).powi(2) / (j1 + j2);
+    let energy_closed =
+        |t: f64| momentum_energy + 0.5 * j_red * x_dot(t).powi(2) + 0.5 * c * x(t).powi(2);
+    let e0 = 0.5 * j1 * w10 * w10;
+    let mut worst_energy = 0.0f64;
+    for k in 0..run.time.len() {
+        let (w1, w2) = (run.column("D.w[1]")[k], run.column("shaft.w")[k]);
+        let deflection = run.column("shaft.phi")[k] - run.column("D.phi[1]")[k];
+        let energy = 0.5 * j1 * w1 * w1 + 0.5 * j2 * w2 * w2 + 0.5 * c * deflection * deflection;
+        worst_energy = worst_energy.max((energy - energy_closed(run.time[k])).abs() / e0);
+    }
+    let dissipated = e0 - energy_closed(1.0);
+    eprintln!(
+        "damped two inertias: {:.4} of the start energy dissipated by 1 s; energy error {worst_energy:.2e} of it",
+        dissipated / e0
+    );
+    assert!(
+        dissipated > 0.5 * (e0 - momentum_energy),
+        "the damper takes most of the oscillation"
+    );
+    assert!(worst_energy < 1e-6);
+}
+
+/// A prismatic joint: a slider of mass m_b carrying the drive's mass m, on the joint's own spring
+/// c, swings with the period 2π sqrt((m + m_b)/c); two masses coupled by the drive's spring swing
+/// with 2π sqrt(m_red/c).
+#[test]
+fn masses_on_springs_of_a_translational_drive_swing_with_their_periods() {
+    let (m, m_b, c): (f64, f64, f64) = (2.0, 0.5, 400.0);
+    let model = format!(
+        r#"
+model slider
+gravity none
+object slider {{ mass {{ m = {m_b} kg }} }}
+joint rail prismatic {{ from = world; to = slider; axis = x; s = 0.01 m; spring = {c} N/m }}
+drive D {{ joint = rail; mass {{ m = {m} kg }} }}
+object slider2 {{ mass {{ m = {m_b} kg }} }}
+joint rail2 prismatic {{ from = world; to = slider2; axis = y }}
+drive D2 {{ joint = rail2; force {{ }}; mass {{ m = {m} kg; v = 0.2 m/s }}; spring {{ c = {c} N/m }} }}
+"#
+    );
+    let run = run(&model, 2.0, 1e-3);
+    let period_of = |signal: &[f64]| {
+        let crossings = upward_zero_crossings(&run.time, signal);
+        assert!(crossings.len() >= 3);
+        (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64
+    };
+    let single = period_of(run.column("rail.v"));
+    let expected_single = 2.0 * PI * ((m + m_b) / c).sqrt();
+    let relative: Vec<f64> = run
+        .column("rail2.s")
+        .iter()
+        .zip(run.column("D2.s[1]"))
+        .map(|(a, b)| a - b)
+        .collect();
+    let coupled = period_of(&relative);
+    let expected_coupled = 2.0 * PI * (m * m_b / (c * (m + m_b))).sqrt();
+    eprintln!(
+        "translational drives: period {single:.6} s (closed form {expected_single:.6} s), coupled \
+         {coupled:.6} s (closed form {expected_coupled:.6} s)"
+    );
+    assert!((single - expected_single).abs() < 1e-5 * expected_single);
+    assert!((coupled - expected_coupled).abs() < 1e-5 * expected_coupled);
+    // The force input exists and starts at zero; the momentum of the coupled pair stays.
+    let momentum: Vec<f64> = (0..run.time.len())
+        .map(|k| m * run.column("D2.v[1]")[k] + m_b * run.column("rail2.v")[k])
+        .collect();
+    assert!(momentum.iter().all(|p| (p - m * 0.2).abs() < 1e-8));
+}
+
+/// The drive's states (part angle and speed, motor current) are part of a snapshot: continuing
+/// from a restored snapshot repeats the outputs to the last bit, and the voltage input drives the
+/// motor.
+#[test]
+fn snapshots_hold_the_drive_states() {
+    use fmu_runtime::simulation::{Simulation, SimulationOptions};
+    let model = r#"
+model motor_spring
+gravity none
+object body { mass { m = 1 kg; inertia = diag(0.01, 0.01, 0.02) kg.m2 } }
+joint shaft revolute { from = world; to = body; axis = z }
+drive D {
+  joint = shaft
+  motor { R = 1 Ohm; L = 2 mH; k = 0.1 N.m/A; J = 1e-4 kg.m2 }
+  gear { ratio = 5 }
+  spring { c = 20 N.m/rad; d = 0.01 N.m.s/rad }
+  inertia { J = 0.005 kg.m2 }
+}
+"#;
+    let spec = model::load_str_with(model, "motor_spring.m3d", &[]).expect("the model loads");
+    let mut sim = Simulation::new(spec, SimulationOptions::default()).expect("starts");
+    assert_eq!(
+        sim.state_count(),
+        5,
+        "joint angle and speed, part angle and speed, current"
+    );
+    let voltage = sim.variables.find("D.v").expect("the voltage input");
+    sim.set_input(voltage, 12.0).expect("an input");
+    sim.advance_to(0.05).expect("steps");
+    let snapshot = sim.snapshot().expect("a snapshot");
+    let continue_to = |sim: &mut Simulation| {
+        sim.advance_to(0.1).expect("steps");
+        sim.output_values()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect::<Vec<_>>()
+    };
+    let first = continue_to(&mut sim);
+    sim.restore(&snapshot).expect("restores");
+    assert_eq!(continue_to(&mut sim), first);
+    let current = sim.variables.find("D.i").expect("the current");
+    assert!(
+        sim.values_of(&[current])[0] > 0.1,
+        "the voltage drives a current"
+    );
+}
