@@ -18,6 +18,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = cli::Cli::parse();
     let result = match cli.command {
         cli::Command::Check(args) => check::run(&args),
@@ -30,5 +31,14 @@ fn main() -> ExitCode {
             eprintln!("{message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Lets a closed pipe end the program quietly, as it ends `cat` or `grep` (`fmu3d check M | head`),
+/// instead of a failed write to stdout panicking: Rust starts programs with SIGPIPE ignored.
+fn restore_default_sigpipe() {
+    // SAFETY: called first in `main`, before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

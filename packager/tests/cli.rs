@@ -234,3 +234,22 @@ fn simulate_reports_the_contact_events() {
     );
     assert_eq!(reported, crossings, "{stderr}");
 }
+
+/// Regression: `fmu3d check MODEL | head -1` used to panic ("failed printing to stdout: Broken
+/// pipe") when the reader closed the pipe early. Now a closed pipe ends the program quietly, as
+/// it ends `cat`. The reader here closes its end before `check` has parsed the model.
+#[test]
+fn a_closed_stdout_pipe_ends_check_without_a_panic() {
+    use std::process::Stdio;
+    let mut child = fmu3d()
+        .arg("check")
+        .arg(repository().join("models/engine.m3d"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("exits");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+}
