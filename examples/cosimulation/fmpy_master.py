@@ -16,6 +16,10 @@ not depend on its inputs within the step, so it is taken first):
     crank.a         -> drive.a_load   (the drive extrapolates the speed with it; drive_train.fmu
                                        cannot interpolate inputs, so this is a plain input)
 
+With --output-derivatives the master asks the crank for the time derivatives of its outputs
+(fmi2GetRealOutputDerivatives, order 1): d(crank.w)/dt -> drive.a_load and d(crank.a)/dt (the
+jerk) -> drive.j_load, so the drive extrapolates the speed to the second order.
+
 then both FMUs step from t_k to t_k + h. The motion-driven coupling sends drive.phi_load, w_load,
 a_load (with their derivatives) to the crank and crank.tau back to drive.tau_load.
 
@@ -75,6 +79,11 @@ class Slave:
             for order, derivative in enumerate(derivatives, start=1):
                 self.fmu.setRealInputDerivatives([self.vr[name]], [order], [float(derivative)])
 
+    def output_derivatives(self, *names):
+        """The first time derivatives of outputs at the current communication point
+        (fmi2GetRealOutputDerivatives)."""
+        return self.fmu.getRealOutputDerivatives([self.vr[n] for n in names], [1] * len(names))
+
     def step(self, t, h):
         self.fmu.doStep(currentCommunicationPoint=t, communicationStepSize=h)
 
@@ -125,11 +134,13 @@ def mechanical_energy(inertia, m_e, w, y_weight):
 
 
 def run(crank_fmu, drive_fmu, step=1e-3, stop_time=2.0, derivatives=True, extrapolate=True,
-        drive_parameters=None, folder=None):
+        drive_parameters=None, folder=None, output_derivatives=False):
     """The torque-driven coupling: the drive's torque turns the crank. `derivatives`: pass the
     torque's derivative to the crank (fmi2SetRealInputDerivatives); `extrapolate`: pass the
     crank's acceleration to the drive, which extrapolates the speed with it. Without either the
-    inputs are held over the step. Returns a Result."""
+    inputs are held over the step. `output_derivatives`: take the speed's derivative and the
+    acceleration's derivative from the crank's output derivatives instead (second-order
+    extrapolation of the speed in the drive). Returns a Result."""
     drive = Slave(drive_fmu, "drive", drive_parameters, folder=folder)
     # The motor's rotor inertia lives in the mechanism: reflected through the gear.
     crank = Slave(crank_fmu, "crank", {"J_drive": drive.get("J_reflected")}, folder=folder)
@@ -144,7 +155,12 @@ def run(crank_fmu, drive_fmu, step=1e-3, stop_time=2.0, derivatives=True, extrap
         crank.set("crank.tau", tau, [dtau] if derivatives else [])
         phi, w, a, y = crank.get("crank.phi", "crank.w", "crank.a", "weight.r[2]")
         drive.set("w_load", w)
-        drive.set("a_load", a if extrapolate else 0.0)
+        if output_derivatives:
+            dw_dt, da_dt = crank.output_derivatives("crank.w", "crank.a")
+            drive.set("a_load", dw_dt)
+            drive.set("j_load", da_dt)
+        else:
+            drive.set("a_load", a if extrapolate else 0.0)
         E_el, E_loss, E_mag = drive.get("E_el", "E_loss", "E_mag")
         rows.append((phi, w, tau, E_el, E_loss, E_mag, mechanical_energy(inertia, m_e, w, y)))
 
@@ -255,6 +271,9 @@ def main(argv=None):
                         help="hold the crank's inputs over the step (no input derivatives)")
     parser.add_argument("--no-extrapolation", action="store_true",
                         help="torque-driven: hold the drive's speed input over the step")
+    parser.add_argument("--output-derivatives", action="store_true",
+                        help="torque-driven: extrapolate the drive's speed input with the crank's "
+                        "output derivatives (d w/dt, d a/dt)")
     parser.add_argument("--motion", action="store_true", help="the motion-driven coupling")
     args = parser.parse_args(argv)
     crank, drive = example_fmus(motion=args.motion)
@@ -262,7 +281,7 @@ def main(argv=None):
         result = run_motion(crank, drive, args.step, args.stop_time, not args.no_derivatives)
     else:
         result = run(crank, drive, args.step, args.stop_time, not args.no_derivatives,
-                     not args.no_extrapolation)
+                     not args.no_extrapolation, output_derivatives=args.output_derivatives)
     print(result.report("fmpy master, motion-driven" if args.motion else "fmpy master, "
                         "torque-driven"))
 
