@@ -59,6 +59,16 @@ def run(crank_fmu, drive_fmu, step_ns=1_000_000, stop_time=2.0):
                                                   vr[target][input_])
         assert status == 0, (output, input_)
 
+    return record(execution, drive, crank, steps, step_ns)
+
+
+def record(execution, drive, crank, steps, step_ns):
+    """Runs an execution holding the drive (slave index `drive`) and the crank (`crank`) for
+    `steps` steps of `step_ns` and returns what they did as a Result (fmpy_master.Result)."""
+    vr = {
+        index: {v.name.decode(): v.reference for v in execution.slave_variables(index)}
+        for index in (drive, crank)
+    }
     series = CosimObserver.create_time_series(buffer_size=steps + 10)
     last = CosimObserver.create_last_value()
     execution.add_observer(series)
