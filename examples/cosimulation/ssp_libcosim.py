@@ -12,8 +12,8 @@ drive_train.fmu) by the command in `ssp_crank_drive.sh`:
         --connect crank.crank.w=drive.w_load --connect crank.crank.a=drive.a_load \\
         --param crank.J_drive=0.002 --step 0.001 --stop-time 2 -o ssp_crank_drive.ssp
 
-The same connections as libcosim_master.py, which declares them through libcosimpy: the two runs
-must agree.
+The same connections as libcosim_master.py (its CONNECTIONS), which declares them through
+libcosimpy: the two runs must agree.
 """
 
 import argparse
@@ -25,13 +25,8 @@ from pathlib import Path
 from libcosimpy.CosimExecution import CosimExecution
 
 from fmpy_master import HERE, example_fmus, fmu3d_executable
-from libcosim_master import record
+from libcosim_master import CONNECTIONS, record, reflected_inertia
 
-CONNECTIONS = [
-    "drive.tau_load=crank.crank.tau",
-    "crank.crank.w=drive.w_load",
-    "crank.crank.a=drive.a_load",
-]
 
 
 def build_ssp(out, drive_fmu, step=1e-3, stop_time=2.0, J_drive=None):
@@ -39,13 +34,10 @@ def build_ssp(out, drive_fmu, step=1e-3, stop_time=2.0, J_drive=None):
     crank's parameter (the motor inertia reflected through the gear), by default J_m*ratio^2
     from the drive's parameters."""
     if J_drive is None:
-        from drive_train import PARAMETERS
-
-        defaults = {name: value for name, value, _ in PARAMETERS}
-        J_drive = defaults["J_m"] * defaults["ratio"] ** 2
+        J_drive = reflected_inertia()
     command = [fmu3d_executable(), "ssp", str(HERE / "crank.m3d"), "--fmu", f"drive={drive_fmu}"]
-    for connection in CONNECTIONS:
-        command += ["--connect", connection]
+    for source, output, target, input_ in CONNECTIONS:
+        command += ["--connect", f"{source}.{output}={target}.{input_}"]
     command += ["--param", f"crank.J_drive={J_drive!r}", "--step", repr(step),
                 "--stop-time", repr(stop_time), "-o", str(out)]
     subprocess.run(command, check=True, capture_output=True, text=True)
@@ -71,7 +63,10 @@ def run(ssp):
     drive = execution.slave_index_from_instance_name("drive")
     crank = execution.slave_index_from_instance_name("crank")
     assert drive >= 0 and crank >= 0
-    return record(execution, drive, crank, int(round(stop_time * 1e9 / step_ns)), step_ns)
+    steps = int(round(stop_time * 1e9 / step_ns))
+    result = record(execution, drive, crank, steps * step_ns, steps)
+    assert len(result.time) == steps + 1
+    return result
 
 
 def main(argv=None):
