@@ -194,9 +194,10 @@ pub fn run(args: &SspArgs) -> Result<(), String> {
         stop_time: args.stop_time.unwrap_or(spec.experiment.stop_time),
         step: args.step.unwrap_or(spec.experiment.interval),
     };
-    if !(experiment.step > 0.0 && experiment.step.is_finite())
-        || !(experiment.stop_time > experiment.start_time)
-    {
+    let valid = experiment.step > 0.0
+        && experiment.step.is_finite()
+        && experiment.stop_time > experiment.start_time;
+    if !valid {
         return Err(format!(
             "the experiment must have a positive step and a stop time after the start time \
              {} s (step {} s, stop time {} s)",
