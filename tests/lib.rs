@@ -47,6 +47,32 @@ impl Trajectory {
         std::array::from_fn(|i| self.column(&format!("{name}[{}]", i + 1))[k])
     }
 
+    /// Kinetic plus potential energy at sample `k` of bodies given as (frame, mass, inertia):
+    /// each body's mass sits at a frame with outputs `r`, `v`, `w`, with an isotropic inertia
+    /// about it, under gravity `g` along −y.
+    pub fn mechanical_energy(&self, bodies: &[(&str, f64, f64)], g: f64, k: usize) -> f64 {
+        bodies
+            .iter()
+            .map(|(name, m, j)| {
+                let r: [f64; 3] = self.vector(&format!("{name}.r"), k);
+                let v: [f64; 3] = self.vector(&format!("{name}.v"), k);
+                let w: [f64; 3] = self.vector(&format!("{name}.w"), k);
+                let v2: f64 = v.iter().map(|x| x * x).sum();
+                let w2: f64 = w.iter().map(|x| x * x).sum();
+                0.5 * m * v2 + 0.5 * j * w2 + m * g * r[1]
+            })
+            .sum()
+    }
+
+    /// Largest |E(t) − E(0)| / |E(0)| of [`Self::mechanical_energy`] over the run.
+    pub fn relative_energy_drift(&self, bodies: &[(&str, f64, f64)], g: f64) -> f64 {
+        let e0 = self.mechanical_energy(bodies, g, 0);
+        (0..self.time.len())
+            .map(|k| (self.mechanical_energy(bodies, g, k) - e0).abs())
+            .fold(0.0, f64::max)
+            / e0.abs()
+    }
+
     pub fn parameter(&self, name: &str) -> f64 {
         self.simulation
             .spec

@@ -60,7 +60,8 @@ class DriveTrainMotion(DriveTrain):
              lambda: self.acceleration(self.current)),
             ("j_load", "angular jerk of the load, d(a_load)/dt [rad/s3]",
              lambda: self.ratio * self.k
-             * self.di_dt(self.time, self.current, self.x, self.w)[0] / self.inertia()),
+             * self.di_dt(self.time, self.current, self.x, self.w, self.phi)[0]
+             / self.inertia()),
         ]
         for name, text, getter in outputs:
             self.register_variable(
@@ -84,6 +85,9 @@ class DriveTrainMotion(DriveTrain):
 
     def load_speed(self, s, y=None):
         return self.w if y is None else y[5]
+
+    def load_angle(self, s, y=None):
+        return self.phi if y is None else y[4]
 
     def derivatives(self, s, y):
         return super().derivatives(s, y) + [y[5], self.acceleration(y[0])]

@@ -4,10 +4,10 @@ energy exchanged through a power bond consistent on both sides.
 
     python ecco_master.py [--tolerance 1e-4] [--stop-time 2]
 
-The power bond is the crank's flange: the drive's output torque tau_load and input speed w_load,
-the crank's output speed crank.w and input torque crank.tau. The power the drive sends,
-tau_load*w_load, and the power the crank takes, crank.tau*crank.w, differ over a step by the
-coupling error; ECCO shrinks the step where they differ and grows it where they agree
+The power bond is the crank's flange: the drive's (drive_crank) output torque tau_load and input
+speed w_load, the crank's output speed crank.w and input torque crank.tau. The power the drive
+sends, tau_load*w_load, and the power the crank takes, crank.tau*crank.w, differ over a step by
+the coupling error; ECCO shrinks the step where they differ and grows it where they agree
 (a PI controller on the energy residual, within [min_step, max_step]). The connections are those
 of libcosim_master.py.
 
@@ -23,6 +23,7 @@ from libcosimpy.CosimExecution import CosimExecution
 
 from fmpy_master import example_fmus
 from libcosim_master import couple, record
+from mechanisms import CRANK
 
 
 def run(crank_fmu, drive_fmu, tolerance=1e-4, stop_time=2.0, max_steps=200_000):
@@ -42,13 +43,14 @@ def run(crank_fmu, drive_fmu, tolerance=1e-4, stop_time=2.0, max_steps=200_000):
     )
     algorithm = CosimAlgorithm.create_ecco_algorithm(parameters)
     execution = CosimExecution.from_algorithm(algorithm)
-    drive, crank, vr = couple(execution, crank_fmu, drive_fmu)
-    status = algorithm.add_power_bond(
-        crank, vr[crank]["crank.w"], vr[crank]["crank.tau"],
-        drive, vr[drive]["tau_load"], vr[drive]["w_load"],
-    )
-    assert status == 0, "the power bond was refused"
-    return record(execution, drive, crank, int(round(stop_time * 1e9)), max_steps)
+    drives, crank, vr = couple(execution, CRANK, crank_fmu, drive_fmu)
+    for d, drive in zip(CRANK.drives, drives):
+        status = algorithm.add_power_bond(
+            crank, vr[crank][f"{d.joint}.w"], vr[crank][f"{d.joint}.tau"],
+            drive, vr[drive]["tau_load"], vr[drive]["w_load"],
+        )
+        assert status == 0, "the power bond was refused"
+    return record(execution, CRANK, drives, crank, int(round(stop_time * 1e9)), max_steps)
 
 
 def main(argv=None):

@@ -7,7 +7,8 @@ set -e
 FMU3D=${FMU3D:-../../target/release/fmu3d}
 [ -x "$FMU3D" ] || FMU3D=fmu3d
 [ -f drive_train.fmu ] || python -m pythonfmu build -f drive_train.py -d .
-"$FMU3D" ssp crank.m3d --fmu drive=drive_train.fmu \
-    --connect drive.tau_load=crank.crank.tau \
-    --connect crank.crank.w=drive.w_load --connect crank.crank.a=drive.a_load \
+"$FMU3D" ssp crank.m3d --fmu drive_crank=drive_train.fmu \
+    --connect drive_crank.tau_load=crank.crank.tau \
+    --connect crank.crank.phi=drive_crank.phi_load \
+    --connect crank.crank.w=drive_crank.w_load --connect crank.crank.a=drive_crank.a_load \
     --param crank.J_drive=0.002 --step 0.001 --stop-time 2 -o ssp_crank_drive.ssp

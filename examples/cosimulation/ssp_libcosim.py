@@ -7,13 +7,14 @@ system's SystemStructure.ssd, not from a script.
 The system is `ssp_crank_drive.ssp`, made next to this script (with crank.m3d and
 drive_train.fmu) by the command in `ssp_crank_drive.sh`:
 
-    fmu3d ssp crank.m3d --fmu drive=drive_train.fmu \\
-        --connect drive.tau_load=crank.crank.tau \\
-        --connect crank.crank.w=drive.w_load --connect crank.crank.a=drive.a_load \\
+    fmu3d ssp crank.m3d --fmu drive_crank=drive_train.fmu \\
+        --connect drive_crank.tau_load=crank.crank.tau \\
+        --connect crank.crank.phi=drive_crank.phi_load \\
+        --connect crank.crank.w=drive_crank.w_load --connect crank.crank.a=drive_crank.a_load \\
         --param crank.J_drive=0.002 --step 0.001 --stop-time 2 -o ssp_crank_drive.ssp
 
-The same connections as libcosim_master.py (its CONNECTIONS), which declares them through
-libcosimpy: the two runs must agree.
+The same instances and connections as libcosim_master.py (its `connections(CRANK)`), which
+declares them through libcosimpy: the two runs must agree.
 """
 
 import argparse
@@ -25,21 +26,23 @@ from pathlib import Path
 from libcosimpy.CosimExecution import CosimExecution
 
 from fmpy_master import HERE, example_fmus, fmu3d_executable
-from libcosim_master import CONNECTIONS, record, reflected_inertia
-
+from libcosim_master import connections, record
+from mechanisms import CRANK
 
 
 def build_ssp(out, drive_fmu, step=1e-3, stop_time=2.0, J_drive=None):
     """`fmu3d ssp` for the crank (built from crank.m3d) and the drive FMU. `J_drive`: the
     crank's parameter (the motor inertia reflected through the gear), by default J_m*ratio^2
     from the drive's parameters."""
+    (drive,) = CRANK.drives
     if J_drive is None:
-        J_drive = reflected_inertia()
-    command = [fmu3d_executable(), "ssp", str(HERE / "crank.m3d"), "--fmu", f"drive={drive_fmu}"]
-    for source, output, target, input_ in CONNECTIONS:
+        J_drive = drive.reflected_inertia()
+    command = [fmu3d_executable(), "ssp", str(CRANK.model),
+               "--fmu", f"{drive.instance_name}={drive_fmu}"]
+    for source, output, target, input_ in connections(CRANK):
         command += ["--connect", f"{source}.{output}={target}.{input_}"]
-    command += ["--param", f"crank.J_drive={J_drive!r}", "--step", repr(step),
-                "--stop-time", repr(stop_time), "-o", str(out)]
+    command += ["--param", f"{CRANK.name}.{drive.inertia_parameter}={J_drive!r}",
+                "--step", repr(step), "--stop-time", repr(stop_time), "-o", str(out)]
     subprocess.run(command, check=True, capture_output=True, text=True)
     return Path(out)
 
@@ -60,11 +63,11 @@ def run(ssp):
     time it declares; returns a Result (fmpy_master.Result)."""
     stop_time, step_ns = experiment(ssp)
     execution = CosimExecution.from_ssp_file(str(ssp))
-    drive = execution.slave_index_from_instance_name("drive")
-    crank = execution.slave_index_from_instance_name("crank")
-    assert drive >= 0 and crank >= 0
+    drives = [execution.slave_index_from_instance_name(d.instance_name) for d in CRANK.drives]
+    crank = execution.slave_index_from_instance_name(CRANK.name)
+    assert min(drives) >= 0 and crank >= 0
     steps = int(round(stop_time * 1e9 / step_ns))
-    result = record(execution, drive, crank, steps * step_ns, steps)
+    result = record(execution, CRANK, drives, crank, steps * step_ns, steps)
     assert len(result.time) == steps + 1
     return result
 

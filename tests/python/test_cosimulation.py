@@ -14,20 +14,19 @@ shares no code with fmu3d or with the FMUs. Against it:
 """
 
 import sys
-from pathlib import Path
 
 import fmpy
 import numpy as np
 import pytest
 from fmpy.validation import validate_fmu
 
-from conftest import REPOSITORY, fmu3d
+from conftest import REPOSITORY, angle_differences, assert_runs_agree, fmu3d
 
 EXAMPLES = REPOSITORY / "examples" / "cosimulation"
 sys.path.insert(0, str(EXAMPLES))
 
-import fmpy_master  # noqa: E402
 import ecco_master  # noqa: E402
+import fmpy_master  # noqa: E402
 import libcosim_master  # noqa: E402
 import reference  # noqa: E402
 from drive_train import PARAMETERS as DRIVE_PARAMETERS  # noqa: E402
@@ -37,18 +36,19 @@ STOP_TIME = 2.0
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory):
+def example(crank_example):
     """The example's FMUs built as a user builds them: (crank.fmu, drive_train.fmu)."""
-    folder = tmp_path_factory.mktemp("cosimulation")
-    crank = folder / "crank.fmu"
-    fmu3d("build", EXAMPLES / "crank.m3d", "-o", crank)
-    drive = fmpy_master.build_drive(EXAMPLES / "drive_train.py", folder)
-    return crank, drive
+    return crank_example[:2]
 
 
 @pytest.fixture(scope="module")
 def exact():
     return reference.simulate(STOP_TIME)
+
+
+def angle_error(result, exact):
+    """Max |crank angle - monolithic reference| over the run [rad]."""
+    return float(np.max(np.abs(result.angle("crank") - exact(result.time)[1])))
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_crank_angle_converges_to_the_monolithic_reference(fmpy_runs, exact):
     errors = {}
     for h, result in fmpy_runs.items():
         assert result.time[-1] == pytest.approx(STOP_TIME, abs=1e-12)
-        errors[h] = float(np.max(np.abs(result.phi - exact(result.time)[1])))
+        errors[h] = angle_error(result, exact)
     print("max |phi - phi_ref| over 2 s: "
           + ", ".join(f"h = {h * 1e3:g} ms: {e:.3e} rad" for h, e in errors.items()))
     for h, half in zip(STEPS, STEPS[1:]):
@@ -132,7 +132,7 @@ def test_output_derivatives_reduce_the_coupling_error(example, fmpy_runs, exact)
     for h in (2e-3, 1e-3):
         linear = fmpy_runs[h]
         quadratic = fmpy_master.run(crank, drive, h, STOP_TIME, output_derivatives=True)
-        errors = [float(np.max(np.abs(r.phi - exact(r.time)[1]))) for r in (linear, quadratic)]
+        errors = [angle_error(r, exact) for r in (linear, quadratic)]
         balances = [abs(r.balance_error[-1]) for r in (linear, quadratic)]
         print(f"h = {h * 1e3:g} ms: max |phi - phi_ref| {errors[0]:.3e} rad (crank.a), "
               f"{errors[1]:.3e} rad (output derivatives)")
@@ -167,14 +167,7 @@ def test_libcosim_agrees_with_the_fmpy_master(example, exact):
     held = fmpy_master.run(crank, drive, h, STOP_TIME, derivatives=False)
     assert len(lc.time) == len(held.time)
     phi_ref = exact(held.time)[1]
-    cosim_error = max(np.max(np.abs(held.phi - phi_ref)), np.max(np.abs(lc.phi - phi_ref)))
-    difference = np.max(np.abs(lc.phi - held.phi))
-    print(f"h = 1 ms: max |libcosim - fmpy| = {difference:.3e} rad, co-simulation error "
-          f"{cosim_error:.3e} rad")
-    print(lc.report("libcosim, h = 1 ms"))
-    assert difference <= cosim_error
-    assert cosim_error < 1e-3
-    assert abs(lc.balance_error[-1]) < 0.01 * lc.E_el[-1]
+    assert_runs_agree(lc, held, phi_ref, "libcosim - fmpy held")
 
 
 def test_ecco_adapts_the_step_and_closes_the_energy_balance_better(example, exact):
@@ -185,7 +178,7 @@ def test_ecco_adapts_the_step_and_closes_the_energy_balance_better(example, exac
     ecco = ecco_master.run(crank, drive, tolerance=1e-4, stop_time=STOP_TIME)
     fixed = libcosim_master.run(crank, drive, step_ns=500_000, stop_time=STOP_TIME)
     steps = np.diff(ecco.time)
-    errors = [float(np.max(np.abs(r.phi - exact(r.time)[1]))) for r in (ecco, fixed)]
+    errors = [angle_error(r, exact) for r in (ecco, fixed)]
     balances = [r.balance_error[-1] / r.E_el[-1] for r in (ecco, fixed)]
     print(f"ECCO: {len(steps)} steps of {steps.min():.2e} to {steps.max():.2e} s, angle error "
           f"{errors[0]:.2e} rad, balance {100 * balances[0]:.3f} %; fixed 0.5 ms: "
@@ -212,8 +205,7 @@ def test_motion_driven_coupling_agrees_with_the_torque_driven_one(tmp_path, fmpy
     motion = fmpy_master.run_motion(crank, drive, h, STOP_TIME)
     torque = fmpy_runs[h]
     phi_ref = exact(torque.time)[1]
-    errors = [np.max(np.abs(r.phi - phi_ref)) for r in (motion, torque)]
-    difference = np.max(np.abs(motion.phi - torque.phi))
+    difference, *errors = angle_differences(motion, torque, phi_ref)
     print(f"h = 1 ms: max |motion - torque-driven| = {difference:.3e} rad, errors against the "
           f"reference {errors[0]:.3e} (motion), {errors[1]:.3e} (torque) rad")
     assert max(errors) < 1e-3

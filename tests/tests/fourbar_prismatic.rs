@@ -107,24 +107,7 @@ fn energy_is_conserved_over_10_s() {
         ("cross2", p("m0"), p("J0")),
         ("cross3", p("m0"), p("J0")),
     ];
-    let energy = |k: usize| {
-        bodies
-            .iter()
-            .map(|(name, m, j)| {
-                let r: [f64; 3] = run.vector(&format!("{name}.r"), k);
-                let v: [f64; 3] = run.vector(&format!("{name}.v"), k);
-                let w: [f64; 3] = run.vector(&format!("{name}.w"), k);
-                let v2: f64 = v.iter().map(|x| x * x).sum();
-                let w2: f64 = w.iter().map(|x| x * x).sum();
-                0.5 * m * v2 + 0.5 * j * w2 + m * g * r[1]
-            })
-            .sum::<f64>()
-    };
-    let e0 = energy(0);
-    let drift = (0..run.time.len())
-        .map(|k| (energy(k) - e0).abs())
-        .fold(0.0, f64::max)
-        / e0.abs();
-    eprintln!("fourbar_prismatic: relative energy drift {drift:.2e} over 10 s (E0 = {e0:.4} J)");
+    let drift = run.relative_energy_drift(&bodies, g);
+    eprintln!("fourbar_prismatic: relative energy drift {drift:.2e} over 10 s");
     assert!(drift < 1e-6, "relative energy drift {drift:e}");
 }

@@ -601,38 +601,29 @@ impl<S: DaeSystem> Ida<S> {
         if let Some(h) = options.max_step {
             ida.set_max_step(h)?;
         }
-        if let Some(k) = options.max_num_steps {
-            let k = c_long::try_from(k)
-                .map_err(|_| IdaError::invalid(CALL, "max_num_steps out of range"))?;
-            // SAFETY: initialised IDA memory.
-            let flag = unsafe { sys::IDASetMaxNumSteps(m, k) };
-            ida.check(FlagKind::Ida, "IDASetMaxNumSteps", flag)?;
-        }
-        if let Some(q) = options.max_order {
-            // SAFETY: initialised IDA memory.
-            let flag = unsafe { sys::IDASetMaxOrd(m, q) };
-            ida.check(FlagKind::Ida, "IDASetMaxOrd", flag)?;
-        }
-        if let Some(h) = options.init_step {
-            // SAFETY: initialised IDA memory.
-            let flag = unsafe { sys::IDASetInitStep(m, h) };
-            ida.check(FlagKind::Ida, "IDASetInitStep", flag)?;
-        }
-        if let Some(k) = options.max_err_test_fails {
-            // SAFETY: initialised IDA memory.
-            let flag = unsafe { sys::IDASetMaxErrTestFails(m, k) };
-            ida.check(FlagKind::Ida, "IDASetMaxErrTestFails", flag)?;
-        }
-        if let Some(k) = options.max_conv_fails {
-            // SAFETY: initialised IDA memory.
-            let flag = unsafe { sys::IDASetMaxConvFails(m, k) };
-            ida.check(FlagKind::Ida, "IDASetMaxConvFails", flag)?;
-        }
-        if let Some(k) = options.max_nonlin_iters {
-            // SAFETY: initialised IDA memory.
-            let flag = unsafe { sys::IDASetMaxNonlinIters(m, k) };
-            ida.check(FlagKind::Ida, "IDASetMaxNonlinIters", flag)?;
-        }
+        let max_num_steps = options
+            .max_num_steps
+            .map(c_long::try_from)
+            .transpose()
+            .map_err(|_| IdaError::invalid(CALL, "max_num_steps out of range"))?;
+        ida.set_option("IDASetMaxNumSteps", max_num_steps, sys::IDASetMaxNumSteps)?;
+        ida.set_option("IDASetMaxOrd", options.max_order, sys::IDASetMaxOrd)?;
+        ida.set_option("IDASetInitStep", options.init_step, sys::IDASetInitStep)?;
+        ida.set_option(
+            "IDASetMaxErrTestFails",
+            options.max_err_test_fails,
+            sys::IDASetMaxErrTestFails,
+        )?;
+        ida.set_option(
+            "IDASetMaxConvFails",
+            options.max_conv_fails,
+            sys::IDASetMaxConvFails,
+        )?;
+        ida.set_option(
+            "IDASetMaxNonlinIters",
+            options.max_nonlin_iters,
+            sys::IDASetMaxNonlinIters,
+        )?;
         if n_roots > 0 {
             // SAFETY: initialised IDA memory; the trampoline matches IDARootFn.
             let flag = unsafe { sys::IDARootInit(m, c_roots, Some(roots_trampoline::<S>)) };
@@ -646,6 +637,22 @@ impl<S: DaeSystem> Ida<S> {
     }
 
     /// Maps a flag through [`check_flag`] with this solver's time and recorded messages.
+    /// Passes an optional setting to its `IDASet*` function when it is given; one path for the
+    /// flag check of every such option.
+    fn set_option<T>(
+        &mut self,
+        call: &'static str,
+        value: Option<T>,
+        set: unsafe extern "C" fn(*mut c_void, T) -> c_int,
+    ) -> Result<(), IdaError> {
+        if let Some(value) = value {
+            // SAFETY: initialised IDA memory; `set` is an IDASet* function that copies `value`.
+            let flag = unsafe { set(self.mem.as_raw(), value) };
+            self.check(FlagKind::Ida, call, flag)?;
+        }
+        Ok(())
+    }
+
     fn check(
         &mut self,
         kind: FlagKind,
