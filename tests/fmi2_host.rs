@@ -165,6 +165,38 @@ impl Slave {
         unsafe { fmi2SetReal(self.c, vr.as_ptr(), vr.len(), values.as_ptr()) }
     }
 
+    /// `fmi2SetRealInputDerivatives` with one order for all references.
+    pub fn set_derivatives(&self, vr: &[u32], order: i32, values: &[f64]) -> Fmi2Status {
+        let orders = vec![order; vr.len()];
+        // SAFETY: arrays of equal length.
+        unsafe {
+            fmi2SetRealInputDerivatives(
+                self.c,
+                vr.as_ptr(),
+                vr.len(),
+                orders.as_ptr(),
+                values.as_ptr(),
+            )
+        }
+    }
+
+    /// `fmi2GetRealOutputDerivatives` with one order for all references.
+    pub fn output_derivatives(&self, vr: &[u32], order: i32) -> (Fmi2Status, Vec<f64>) {
+        let orders = vec![order; vr.len()];
+        let mut values = vec![f64::NAN; vr.len()];
+        // SAFETY: arrays of length vr.len().
+        let status = unsafe {
+            fmi2GetRealOutputDerivatives(
+                self.c,
+                vr.as_ptr(),
+                vr.len(),
+                orders.as_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        (status, values)
+    }
+
     pub fn step(&self, t: f64, h: f64) -> Fmi2Status {
         // SAFETY: a live instance.
         unsafe { fmi2DoStep(self.c, t, h, FMI2_TRUE) }

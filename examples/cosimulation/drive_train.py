@@ -8,8 +8,10 @@ the speed PI follows a point-to-point move of the load angle and holds its end.
     pythonfmu build -f drive_train.py -d .        # writes drive_train.fmu
 
 Causality: torque-driven. The FMU takes the load's angular speed `w_load` (and, optionally, its
-angular acceleration `a_load`, used to extrapolate the speed inside a step) and returns the torque
-on the load, `tau_load = i*k*current`. The motor's rotor inertia is NOT integrated here: it is
+angular acceleration `a_load` and jerk `j_load`, used to extrapolate the speed inside a step:
+pythonfmu's FMUs cannot interpolate their inputs, so the derivatives come as inputs of their own;
+under position control also its angle `phi_load`, extrapolated alike) and returns the torque on
+the load, `tau_load = i*k*current`. The motor's rotor inertia is NOT integrated here: it is
 reflected through the gear (J_m*i^2, the calculated parameter `J_reflected`) and lumped into the
 mechanism (`J_drive` of crank.m3d), so that the drive is a pure torque source whose output depends
 on its state (the current) only: no algebraic loop, and the mechanism integrates one inertia.
@@ -152,6 +154,12 @@ class DriveTrain(Fmi2Slave):
                  description="angular acceleration of the load, extrapolates w_load inside "
                  "the step; leave unconnected (0) to hold w_load [rad/s2]")
         )
+        self.j_load = 0.0
+        self.register_variable(
+            Real("j_load", causality=Fmi2Causality.input, start=0.0,
+                 description="angular jerk of the load, d(a_load)/dt: extrapolates w_load to "
+                 "the second order; leave unconnected (0) for a linear extrapolation [rad/s3]")
+        )
         self.register_variable(
             Real("tau_load", causality=Fmi2Causality.output,
                  description="torque of the gear on the load, ratio*k*current [N.m]",
@@ -172,12 +180,13 @@ class DriveTrain(Fmi2Slave):
         self.current, self.x, self.E_el, self.E_loss = y
 
     def load_speed(self, s, y=None):
-        """Load speed s seconds into the step: the input, extrapolated with a_load."""
-        return self.w_load + self.a_load * s
+        """Load speed s seconds into the step: the input, extrapolated with a_load and j_load."""
+        return self.w_load + self.a_load * s + 0.5 * self.j_load * s * s
 
     def load_angle(self, s, y=None):
-        """Load angle s seconds into the step: the input, extrapolated with w_load and a_load."""
-        return self.phi_load + (self.w_load + self.a_load * s / 2) * s
+        """Load angle s seconds into the step: the input, extrapolated with w_load, a_load and
+        j_load (the integral of load_speed)."""
+        return self.phi_load + (self.w_load + (self.a_load / 2 + self.j_load * s / 6) * s) * s
 
     def derivatives(self, s, y):
         t = self.time + s
@@ -253,7 +262,9 @@ class DriveTrain(Fmi2Slave):
         pass
 
     def after_step(self, step_size):
-        # The input angle and speed are held (or extrapolated) up to the next communication
-        # point, where the master sets them anew; until then, outputs use the extrapolated values.
+        # The input angle, speed and acceleration are held (or extrapolated) up to the next
+        # communication point, where the master sets them anew; until then, outputs use the
+        # extrapolated values. The angle first: it extrapolates from the values at the start.
         self.phi_load = self.load_angle(step_size)
-        self.w_load += self.a_load * step_size
+        self.w_load = self.load_speed(step_size)
+        self.a_load += self.j_load * step_size

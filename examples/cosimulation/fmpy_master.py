@@ -5,6 +5,7 @@ the four-bar crank (fourbar_crank.fmu); mechanisms.py describes them.
 
     python fmpy_master.py [--example crank|robot-arm|fourbar-crank] [--step 0.001]
                           [--stop-time T] [--no-derivatives] [--no-extrapolation]
+                          [--output-derivatives]
     python fmpy_master.py --motion      # motion-driven: drive_train_motion.fmu + crank_motion.fmu
 
 The FMUs are built next to this script when they are missing (fmu3d from target/release, or on
@@ -23,6 +24,11 @@ not depend on its inputs within the step, so it is taken first), for every drive
 
 then all FMUs step from t_k to t_k + h. The motion-driven coupling sends drive.phi_load, w_load,
 a_load (with their derivatives) to the crank and crank.tau back to drive.tau_load.
+
+With --output-derivatives the master asks the mechanism for the time derivatives of its outputs
+(fmi2GetRealOutputDerivatives, order 1) instead: for every driven joint J, d(J.w)/dt ->
+drive_J.a_load and d(J.a)/dt (the jerk) -> drive_J.j_load, so the drive extrapolates the speed
+(and, under position control, the angle) one order higher.
 
 At the end the master prints the energy balance: electrical energy in = change of the
 mechanism's mechanical energy (kinetic + potential, from the FMUs' outputs) + magnetic energy in
@@ -115,6 +121,11 @@ class Slave:
             for order, derivative in enumerate(derivatives, start=1):
                 self.fmu.setRealInputDerivatives([self.vr[name]], [order], [float(derivative)])
 
+    def output_derivatives(self, *names):
+        """The first time derivatives of outputs at the current communication point
+        (fmi2GetRealOutputDerivatives)."""
+        return self.fmu.getRealOutputDerivatives([self.vr[n] for n in names], [1] * len(names))
+
     def step(self, t, h):
         self.fmu.doStep(currentCommunicationPoint=t, communicationStepSize=h)
 
@@ -179,11 +190,14 @@ def friction_energy(time, w, damping):
 
 
 def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step=1e-3, stop_time=2.0,
-                  derivatives=True, extrapolate=True, folder=None, count_ida_steps=False):
+                  derivatives=True, extrapolate=True, folder=None, count_ida_steps=False,
+                  output_derivatives=False):
     """The torque-driven coupling of one drive instance per driven joint. At each
     communication point every drive's torque goes to its joint (with its derivative when
     `derivatives`), then every joint's angle, speed and acceleration go to its drive (the
     acceleration only when `extrapolate`; otherwise the drive holds the speed over the step).
+    `output_derivatives`: the drive's acceleration and jerk inputs are the mechanism's output
+    derivatives d(J.w)/dt and d(J.a)/dt instead (second-order extrapolation in the drive).
     Returns a Result."""
     drives = [Slave(drive_fmu, d.instance_name, d.parameters, folder=folder)
               for d in mechanism.drives]
@@ -197,6 +211,7 @@ def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step=1e-3, sto
     damping = [mech.get(d.damping_parameter) if d.damping_parameter else 0.0
                for d in mechanism.drives]
     joint_outputs = [f"{d.joint}.{q}" for d in mechanism.drives for q in ("phi", "w", "a")]
+    rate_outputs = [f"{d.joint}.{q}" for d in mechanism.drives for q in ("w", "a")]
 
     n = int(round(stop_time / step))
     rows = []
@@ -208,10 +223,16 @@ def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step=1e-3, sto
             mech.set(f"{d.joint}.tau", tau, [dtau] if derivatives else [])
             taus.append(tau)
         motion = np.reshape(mech.get(*joint_outputs), (-1, 3))
-        for (phi, w, a), drive in zip(motion, drives):
+        if output_derivatives:
+            rates = np.reshape(mech.output_derivatives(*rate_outputs), (-1, 2))
+        for k, ((phi, w, a), drive) in enumerate(zip(motion, drives)):
             drive.set("phi_load", phi)
             drive.set("w_load", w)
-            drive.set("a_load", a if extrapolate else 0.0)
+            if output_derivatives:
+                drive.set("a_load", rates[k, 0])
+                drive.set("j_load", rates[k, 1])
+            else:
+                drive.set("a_load", a if extrapolate else 0.0)
         energies = np.sum([drive.get("E_el", "E_loss", "E_mag") for drive in drives], axis=0)
         values = constants | dict(zip(mechanism.energy_outputs, np.atleast_1d(
             mech.get(*mechanism.energy_outputs))))
@@ -240,10 +261,10 @@ def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step=1e-3, sto
 
 
 def run(crank_fmu, drive_fmu, step=1e-3, stop_time=2.0, derivatives=True, extrapolate=True,
-        folder=None):
+        folder=None, output_derivatives=False):
     """The crank driven by one drive in speed control (run_mechanism with CRANK)."""
     return run_mechanism(CRANK, crank_fmu, drive_fmu, step, stop_time, derivatives, extrapolate,
-                         folder)
+                         folder, output_derivatives=output_derivatives)
 
 
 def run_motion(crank_fmu, drive_fmu, step=1e-3, stop_time=2.0, derivatives=True,
@@ -349,6 +370,9 @@ def main(argv=None):
                         help="hold the mechanism's inputs over the step (no input derivatives)")
     parser.add_argument("--no-extrapolation", action="store_true",
                         help="torque-driven: hold the drives' speed inputs over the step")
+    parser.add_argument("--output-derivatives", action="store_true",
+                        help="torque-driven: extrapolate the drives' inputs with the mechanism's "
+                        "output derivatives (d w/dt, d a/dt of every driven joint)")
     parser.add_argument("--motion", action="store_true",
                         help="the crank, motion-driven")
     args = parser.parse_args(argv)
@@ -361,7 +385,8 @@ def main(argv=None):
         return
     built, drive = example_fmus(mechanism=mechanism)
     result = run_mechanism(mechanism, built, drive, args.step, stop_time,
-                           not args.no_derivatives, not args.no_extrapolation)
+                           not args.no_derivatives, not args.no_extrapolation,
+                           output_derivatives=args.output_derivatives)
     print(result.report(f"fmpy master, {mechanism.description}"))
 
 

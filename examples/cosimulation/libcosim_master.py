@@ -15,6 +15,10 @@ drive_shoulder, ...). Connections for every driven joint J (torque-driven, as in
 libcosim steps every FMU from t_k to t_k + h and then copies each output to the inputs it is
 connected to (a Jacobi scheme); it passes no input derivatives, so the mechanism holds the
 drives' torques over the step. Time is counted in integer nanoseconds.
+
+The coupling (`connections`, `couple`) and the recording of a run (`record`) serve the other
+libcosim examples too: ecco_master.py (the ECCO algorithm) and ssp_libcosim.py (the same coupling
+loaded from an SSP file).
 """
 
 import argparse
@@ -33,12 +37,33 @@ from mechanisms import CRANK, Mechanism
 log_output_level(CosimLogLevel.WARNING)
 
 
-def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step_ns=1_000_000,
-                  stop_time=2.0):
-    """Runs the mechanism and its drives (one instance of the drive FMU per driven joint, named
-    after the joint) in libcosim; returns a Result (fmpy_master.Result)."""
-    steps = int(round(stop_time * 1e9 / step_ns))
-    execution = CosimExecution.from_step_size(step_ns)
+def connections(mechanism: Mechanism):
+    """The connections of the torque-driven coupling, for every driven joint:
+    (source instance, output, target instance, input)."""
+    return tuple(
+        connection
+        for d in mechanism.drives
+        for connection in (
+            (d.instance_name, "tau_load", mechanism.name, f"{d.joint}.tau"),
+            (mechanism.name, f"{d.joint}.phi", d.instance_name, "phi_load"),
+            (mechanism.name, f"{d.joint}.w", d.instance_name, "w_load"),
+            (mechanism.name, f"{d.joint}.a", d.instance_name, "a_load"),
+        )
+    )
+
+
+def variable_references(execution, indices):
+    """{slave index: {variable name: value reference}}."""
+    return {
+        index: {v.name.decode(): v.reference for v in execution.slave_variables(index)}
+        for index in indices
+    }
+
+
+def couple(execution, mechanism: Mechanism, mechanism_fmu, drive_fmu):
+    """Adds the mechanism and one instance of the drive FMU per driven joint (named after the
+    joint) to an execution, sets their parameters and connects them. Returns the drives' slave
+    indices, the mechanism's and the value references: (drives, mech, {index: {name: ref}})."""
     drives = [
         execution.add_local_slave(CosimLocalSlave(fmu_path=str(drive_fmu),
                                                   instance_name=d.instance_name))
@@ -47,10 +72,9 @@ def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step_ns=1_000_
     mech = execution.add_local_slave(CosimLocalSlave(fmu_path=str(mechanism_fmu),
                                                      instance_name=mechanism.name))
     assert min(drives) >= 0 and mech >= 0
-    vr = {
-        index: {v.name.decode(): v.reference for v in execution.slave_variables(index)}
-        for index in (*drives, mech)
-    }
+    vr = variable_references(execution, (*drives, mech))
+    index = {d.instance_name: drive for d, drive in zip(mechanism.drives, drives)}
+    index[mechanism.name] = mech
 
     for d, drive in zip(mechanism.drives, drives):
         for name, value in d.parameters.items():
@@ -61,18 +85,34 @@ def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step_ns=1_000_
         # (libcosim reads no calculated parameter before the run).
         assert execution.real_initial_value(mech, vr[mech][d.inertia_parameter],
                                             d.reflected_inertia())
-        for source, output, target, input_ in (
-            (drive, "tau_load", mech, f"{d.joint}.tau"),
-            (mech, f"{d.joint}.phi", drive, "phi_load"),
-            (mech, f"{d.joint}.w", drive, "w_load"),
-            (mech, f"{d.joint}.a", drive, "a_load"),
-        ):
-            # connect_real_variables returns libcosim's C status: 0 is success.
-            status = execution.connect_real_variables(source, vr[source][output], target,
-                                                      vr[target][input_])
-            assert status == 0, (output, input_)
+    for source, output, target, input_ in connections(mechanism):
+        source, target = index[source], index[target]
+        # connect_real_variables returns libcosim's C status: 0 is success.
+        status = execution.connect_real_variables(source, vr[source][output], target,
+                                                  vr[target][input_])
+        assert status == 0, (output, input_)
+    return drives, mech, vr
 
-    series = CosimObserver.create_time_series(buffer_size=steps + 10)
+
+def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step_ns=1_000_000,
+                  stop_time=2.0):
+    """Runs the mechanism and its drives in libcosim's fixed-step algorithm; returns a Result
+    (fmpy_master.Result)."""
+    steps = int(round(stop_time * 1e9 / step_ns))
+    execution = CosimExecution.from_step_size(step_ns)
+    drives, mech, _ = couple(execution, mechanism, mechanism_fmu, drive_fmu)
+    result = record(execution, mechanism, drives, mech, steps * step_ns, steps)
+    assert len(result.time) == steps + 1
+    return result
+
+
+def record(execution, mechanism: Mechanism, drives, mech, stop_ns, max_steps):
+    """Runs an execution holding the mechanism (slave index `mech`) and its drives (`drives`,
+    in the order of mechanism.drives) to `stop_ns` (at most `max_steps` steps, fixed or
+    variable) and returns what they did at every communication point as a Result
+    (fmpy_master.Result)."""
+    vr = variable_references(execution, (*drives, mech))
+    series = CosimObserver.create_time_series(buffer_size=max_steps + 10)
     last = CosimObserver.create_last_value()
     execution.add_observer(series)
     execution.add_observer(last)
@@ -84,24 +124,26 @@ def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step_ns=1_000_
             assert series.start_time_series(index, vr[index][name], CosimVariableType.REAL)
 
     started = clock.perf_counter()
-    assert execution.simulate_until(steps * step_ns)
+    assert execution.simulate_until(stop_ns)
     wall_seconds = clock.perf_counter() - started
-    assert execution.status().current_time == steps * step_ns
+    # A variable-step algorithm may end a little past stop_ns, never before.
+    assert execution.status().current_time >= stop_ns
 
     columns = {}
     for index, names in recorded.items():
         for name in names:
             # Step 0 is the state after initialization, then one sample per step. libcosimpy
             # takes a step number 0 for an empty slot and drops one sample from the end of a
-            # read that contains step 0: read steps 0 .. steps - 1, then the last one apart.
-            numbers, values = [], []
-            for first, count in ((0, steps + 1), (steps, 1)):
-                _, some_numbers, some_values = series.time_series_real_samples(
-                    index, vr[index][name], from_step=first, sample_count=count)
-                numbers += list(some_numbers)
-                values += list(some_values)
-            assert numbers == list(range(0, steps + 1)), name
-            columns[index, name] = np.array(values)
+            # read that contains step 0: read step 0 alone (two slots), then from step 1 on.
+            _, first_number, first_value = series.time_series_real_samples(
+                index, vr[index][name], from_step=0, sample_count=2)
+            times, numbers, values = series.time_series_real_samples(
+                index, vr[index][name], from_step=1, sample_count=max_steps + 1)
+            assert list(first_number) == [0], name
+            assert len(numbers) <= max_steps, f"more than {max_steps} steps"
+            assert list(numbers) == list(range(1, len(numbers) + 1)), name
+            columns[index, name] = np.concatenate([first_value, values])
+    time = np.concatenate([[0.0], np.array(times) * 1e-9])
 
     def drive_columns(name):
         return np.array([columns[drive, name] for drive in drives]).T
@@ -115,7 +157,6 @@ def run_mechanism(mechanism: Mechanism, mechanism_fmu, drive_fmu, step_ns=1_000_
                if d.damping_parameter else 0.0 for d in mechanism.drives]
     E_mech = mechanism.energy(constants | {name: columns[mech, name]
                                            for name in mechanism.energy_outputs})
-    time = np.arange(steps + 1) * step_ns * 1e-9
     w = mechanism_columns(mechanism.joint_variables("w"))
     return Result(
         time=time,

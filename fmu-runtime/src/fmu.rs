@@ -1,6 +1,7 @@
 //! Facts about an FMU that the packager writes and the runtime checks: one place for each.
 
 use crate::model::ModelSpec;
+use crate::simulation::MAX_OUTPUT_DERIVATIVE_ORDER;
 
 /// Name of the model file inside the FMU's `resources/` folder.
 pub const MODEL_FILE: &str = "model.m3d";
@@ -34,7 +35,8 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     needs_execution_tool: false,
     can_handle_variable_communication_step_size: true,
     can_interpolate_inputs: true,
-    max_output_derivative_order: 0,
+    // `fmi2GetRealOutputDerivatives` serves the orders the simulation computes.
+    max_output_derivative_order: MAX_OUTPUT_DERIVATIVE_ORDER as u32,
     can_run_asynchronuously: false,
     can_be_instantiated_only_once_per_process: false,
     can_not_use_memory_management_functions: true,

@@ -4,8 +4,8 @@
 //! and what an FMU instance wraps.
 
 use crate::assembly::{
-    Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, CutJointKind, FrameQuantity,
-    TreeJointKind, VariableKind, VariableTable,
+    Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, CutJointKind, DriveQuantity,
+    FrameQuantity, TreeJointKind, VariableKind, VariableTable,
 };
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
@@ -76,6 +76,16 @@ pub struct SimulationOptions {
 /// `fmi2SetRealInputDerivatives`).
 pub const MAX_INPUT_DERIVATIVE_ORDER: usize = 3;
 
+/// Highest order of output derivatives the simulation provides (FMI
+/// `fmi2GetRealOutputDerivatives`): the first time derivative, exact for every kinematic output
+/// and a difference along the solution for the others (see [`Simulation::output_derivatives_into`]).
+pub const MAX_OUTPUT_DERIVATIVE_ORDER: usize = 1;
+
+/// The difference step of the output derivatives that are not exact, as a fraction of the
+/// integrator's last step: small against the time scale the integrator resolves, large enough
+/// that rounding stays far below the truncation error.
+const DERIVATIVE_STEP_FRACTION: f64 = 1e-3;
+
 /// One flange input as a function of time: a Taylor polynomial about `t0`, so that a master
 /// that provides input derivatives gets them interpolated inside its communication step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -135,6 +145,20 @@ impl MechanismDae {
                 | VariableKind::CutJointSpeed(_) => {}
             }
         }
+    }
+
+    /// Fills the workspace (kinematics, drive forces) for the instant t with y, ẏ.
+    fn evaluate_at(&mut self, t: f64, y: &[f64], yp: &[f64]) {
+        self.apply_inputs(t);
+        let n = self.mechanism.len();
+        residual(
+            &self.mechanism,
+            &self.inputs,
+            &mut self.workspace,
+            &y[..n],
+            &yp[..n],
+            &mut self.scratch,
+        );
     }
 
     /// ẏ consistent with y (of the integrator's size: padded, see [`PADDING`]).
@@ -545,16 +569,7 @@ impl Simulation {
             None
         };
         let yp = self.consistent_yp.as_deref().unwrap_or(yp);
-        dae.apply_inputs(t);
-        let n = dae.mechanism.len();
-        residual(
-            &dae.mechanism,
-            &dae.inputs,
-            &mut dae.workspace,
-            &y[..n],
-            &yp[..n],
-            &mut dae.scratch,
-        );
+        dae.evaluate_at(t, y, yp);
         // Revolute cut-joints: the angle in (−π, π] continued from the last one reported.
         for (index, cut) in self.assembly.cut_joints.iter().enumerate() {
             if let CutJointKind::Revolute { .. } = cut.kind {
@@ -607,9 +622,13 @@ impl Simulation {
     }
 
     fn evaluate_kind(&self, kind: VariableKind) -> f64 {
-        let dae = self.ida.system();
-        let y = self.ida.y();
         let yp = self.consistent_yp.as_deref().unwrap_or(self.ida.yp());
+        self.evaluate_kind_at(kind, self.ida.y(), yp)
+    }
+
+    /// The value of a variable from y, ẏ and the workspace filled for them.
+    fn evaluate_kind_at(&self, kind: VariableKind, y: &[f64], yp: &[f64]) -> f64 {
+        let dae = self.ida.system();
         let scalar_states = |body: usize| {
             dae.mechanism.bodies[body]
                 .joint
@@ -717,6 +736,141 @@ impl Simulation {
                     }
                 }
             }
+        }
+    }
+
+    /// Writes the first time derivative of each of the given output variables (valid indices
+    /// of the table) at the current instant into `out`: the right-hand derivative, with the
+    /// inputs as they are now set (held, or interpolated with their derivatives).
+    ///
+    /// Exact where the engine has the derivative as a variable of its own: a joint's angle or
+    /// position → its speed, a speed → its acceleration, a frame's position → its velocity, its
+    /// velocity → the point's acceleration, its angular velocity → its angular acceleration, its
+    /// quaternion → ½·ω⊗Q, a cut-joint's coordinate → its speed → its acceleration. The others
+    /// (accelerations, drive torques, reactions, contact quantities) are differentiated along
+    /// the solution: the outputs at t + ε and t + 2ε on the tangent y + s·ẏ, with ẏ made
+    /// consistent at each point, combined by the one-sided second-order formula
+    /// (−3g₀ + 4g₁ − g₂)/(2ε), whose error is O(ε²) because the tangent and the solution differ
+    /// only in the second order in s, which the formula cancels; ε is
+    /// [`DERIVATIVE_STEP_FRACTION`] of the integrator's last step.
+    pub fn output_derivatives_into(&mut self, indices: &[usize], out: &mut [f64]) {
+        self.refresh_workspace();
+        let mut differenced = Vec::new();
+        for (slot, &index) in indices.iter().enumerate() {
+            match self.exact_derivative(self.variables.variables[index].kind) {
+                Some(value) => out[slot] = value,
+                None => differenced.push(slot),
+            }
+        }
+        if differenced.is_empty() {
+            return;
+        }
+        let kinds: Vec<VariableKind> = differenced
+            .iter()
+            .map(|&slot| self.variables.variables[indices[slot]].kind)
+            .collect();
+        let t = self.time();
+        let y = self.ida.y().to_vec();
+        let yp = self
+            .consistent_yp
+            .clone()
+            .unwrap_or_else(|| self.ida.yp().to_vec());
+        let epsilon = DERIVATIVE_STEP_FRACTION * self.time_scale();
+        let samples: [Vec<f64>; 3] = [0.0, 1.0, 2.0].map(|s| {
+            let ts = t + s * epsilon;
+            let ys: Vec<f64> = y
+                .iter()
+                .zip(&yp)
+                .map(|(y, p)| y + s * epsilon * p)
+                .collect();
+            let dae = self.ida.system_mut();
+            // The mass matrix was regular at the start; near a singular pose the tangent ẏ is
+            // the best estimate there is.
+            let yps = dae
+                .consistent_derivatives(ts, &ys)
+                .unwrap_or_else(|_| yp.clone());
+            dae.evaluate_at(ts, &ys, &yps);
+            kinds
+                .iter()
+                .map(|&kind| self.evaluate_kind_at(kind, &ys, &yps))
+                .collect()
+        });
+        for (k, &slot) in differenced.iter().enumerate() {
+            out[slot] =
+                (-3.0 * samples[0][k] + 4.0 * samples[1][k] - samples[2][k]) / (2.0 * epsilon);
+        }
+        // Back to the current instant for the next fmi2GetReal.
+        self.refresh_workspace();
+    }
+
+    /// The time over which the solution changes appreciably, as the integrator sees it: its
+    /// last step, or the step it will try first before it has taken one.
+    fn time_scale(&self) -> f64 {
+        let stats = self.ida.stats();
+        [stats.last_step, stats.current_step]
+            .into_iter()
+            .find(|h| *h > 0.0)
+            .unwrap_or(1e-6 * self.time().abs().max(1.0))
+    }
+
+    /// The time derivative of a variable that the engine has exactly (see
+    /// [`Simulation::output_derivatives_into`]), from the workspace of the current instant.
+    fn exact_derivative(&self, kind: VariableKind) -> Option<f64> {
+        let motion = &self.ida.system().workspace.motion;
+        match kind {
+            VariableKind::JointPosition(body) => {
+                Some(self.evaluate_kind(VariableKind::JointSpeed(body)))
+            }
+            VariableKind::JointSpeed(body) => {
+                Some(self.evaluate_kind(VariableKind::JointAcceleration(body)))
+            }
+            VariableKind::CutJointPosition(index) => {
+                Some(cut_joint_coordinates(&self.assembly.cut_joints[index], motion)[1])
+            }
+            VariableKind::CutJointSpeed(index) => {
+                Some(cut_joint_coordinates(&self.assembly.cut_joints[index], motion)[2])
+            }
+            VariableKind::Frame {
+                object,
+                quantity,
+                component,
+            } => {
+                let (body, pose) = self.assembly.placement[object.0];
+                let motion = &motion[body];
+                let arm = motion.rotation * pose.translation.vector;
+                Some(match quantity {
+                    FrameQuantity::Position => (motion.v + motion.w.cross(&arm))[component],
+                    FrameQuantity::Velocity => {
+                        (motion.a
+                            + motion.alpha.cross(&arm)
+                            + motion.w.cross(&motion.w.cross(&arm)))[component]
+                    }
+                    FrameQuantity::AngularVelocity => motion.alpha[component],
+                    FrameQuantity::Quaternion => {
+                        let rotation = Rotation3::from_matrix_unchecked(
+                            motion.rotation * pose.rotation.to_rotation_matrix().matrix(),
+                        );
+                        modelica_quaternion_derivative(
+                            &UnitQuaternion::from_rotation_matrix(&rotation),
+                            &motion.w,
+                        )[component]
+                    }
+                })
+            }
+            VariableKind::Drive {
+                drive,
+                quantity: DriveQuantity::PartPosition(part),
+            } => Some(self.evaluate_kind(VariableKind::Drive {
+                drive,
+                quantity: DriveQuantity::PartSpeed(part),
+            })),
+            VariableKind::Parameter(_)
+            | VariableKind::JointAcceleration(_)
+            | VariableKind::JointForce(_)
+            | VariableKind::JointReaction { .. }
+            | VariableKind::Contact { .. }
+            | VariableKind::DriveInput(_)
+            | VariableKind::Drive { .. } => None,
         }
     }
 
@@ -854,5 +1008,25 @@ pub fn modelica_quaternion(frame_to_world: &UnitQuaternion<f64>) -> [f64; 4] {
         sign * q.j + 0.0,
         sign * q.k + 0.0,
         sign * q.w + 0.0,
+    ]
+}
+
+/// The time derivative of [`modelica_quaternion`] for a frame turning with the angular velocity
+/// ω (world coordinates): q̇ = ½·(0, ω)⊗q, i.e. q̇₄ = −½·ω·q₁₋₃ and q̇₁₋₃ = ½·(q₄·ω + ω×q₁₋₃),
+/// with the same sign convention (non-negative real part) as the quaternion itself.
+pub fn modelica_quaternion_derivative(
+    frame_to_world: &UnitQuaternion<f64>,
+    angular_velocity: &Vector3<f64>,
+) -> [f64; 4] {
+    let q = frame_to_world;
+    let sign = if q.w < 0.0 { -1.0 } else { 1.0 };
+    let vector = Vector3::new(q.i, q.j, q.k);
+    let vector_rate = 0.5 * (q.w * angular_velocity + angular_velocity.cross(&vector));
+    let real_rate = -0.5 * angular_velocity.dot(&vector);
+    [
+        sign * vector_rate.x,
+        sign * vector_rate.y,
+        sign * vector_rate.z,
+        sign * real_rate,
     ]
 }

@@ -18,10 +18,40 @@ pub const RUNTIME_VARIABLE: &str = "FMU3D_RUNTIME";
 pub const RUNTIME_LIBRARY: &str = "libfmu_runtime.so";
 
 pub fn run(args: &BuildArgs) -> Result<(), String> {
-    let model = args.model.display();
+    let packaged = package(&args.model)?;
+    let destination = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.fmu", packaged.sim.spec.name)));
+    fmu_archive::write(&destination, &packaged.entries, packaged.time)?;
+    eprintln!(
+        "{}: wrote {} ({} variables, runtime {})",
+        packaged.sim.spec.name,
+        destination.display(),
+        packaged.sim.variables.variables.len(),
+        packaged.runtime.display()
+    );
+    Ok(())
+}
+
+/// A model made into the files of its FMU.
+pub struct Packaged {
+    /// The simulation the FMU's variables come from.
+    pub sim: Simulation,
+    pub entries: Vec<Entry>,
+    /// When it was generated (`SOURCE_DATE_EPOCH` or now).
+    pub time: UtcTime,
+    /// The runtime library packaged.
+    pub runtime: PathBuf,
+}
+
+/// The entries of the FMU made from the model file at `model`: `fmu3d build` writes them to a
+/// file, `fmu3d ssp` into the system's archive.
+pub fn package(model_path: &Path) -> Result<Packaged, String> {
+    let model = model_path.display();
     // Errors of the model file name their place; the others (a model that cannot start) get
     // the file's name in front.
-    let sim = Simulation::from_file(&args.model, SimulationOptions::default()).map_err(|e| {
+    let sim = Simulation::from_file(model_path, SimulationOptions::default()).map_err(|e| {
         let message = e.to_string();
         if message.starts_with(&model.to_string()) {
             message
@@ -29,15 +59,11 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
             format!("{model}: error: {message}")
         }
     })?;
-    let source = std::fs::read(&args.model).map_err(|e| format!("{model}:0:0: error: {e}"))?;
+    let source = std::fs::read(model_path).map_err(|e| format!("{model}:0:0: error: {e}"))?;
     let text = std::str::from_utf8(&source)
         .map_err(|e| format!("{model}:0:0: error: not UTF-8 text: {e}"))?;
     let time = generation_time()?;
     let generated = time.iso8601();
-    let destination = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}.fmu", sim.spec.name)));
     let runtime = runtime_library()?;
     let library = std::fs::read(&runtime)
         .map_err(|e| format!("cannot read the runtime library {}: {e}", runtime.display()))?;
@@ -45,7 +71,8 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
     let identifier = fmu::model_identifier(&sim.spec);
     let description =
         model_description::write(&sim, text, &generated).map_err(|e| format!("{model}: {e}"))?;
-    let entries = [
+    let documentation = documentation::write(&sim, &generated)?;
+    let entries = vec![
         Entry {
             name: "modelDescription.xml".into(),
             bytes: description,
@@ -63,24 +90,21 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         },
         Entry {
             name: "documentation/index.html".into(),
-            bytes: documentation::write(&sim, &generated)?,
+            bytes: documentation,
             executable: false,
         },
     ];
-    fmu_archive::write(&destination, &entries, time)?;
-    eprintln!(
-        "{}: wrote {} ({} variables, runtime {})",
-        sim.spec.name,
-        destination.display(),
-        sim.variables.variables.len(),
-        runtime.display()
-    );
-    Ok(())
+    Ok(Packaged {
+        sim,
+        entries,
+        time,
+        runtime,
+    })
 }
 
-/// The time written into the FMU: `SOURCE_DATE_EPOCH` (seconds since 1970, UTC) when set, for
+/// The time written into the FMU (and an SSP): `SOURCE_DATE_EPOCH` (seconds since 1970, UTC) when set, for
 /// reproducible builds, else now.
-fn generation_time() -> Result<UtcTime, String> {
+pub fn generation_time() -> Result<UtcTime, String> {
     match std::env::var("SOURCE_DATE_EPOCH") {
         Ok(value) => value
             .trim()

@@ -22,6 +22,8 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Package a model as an FMI 2.0 Co-Simulation FMU.
     Build(BuildArgs),
+    /// Write an SSP 1.0 system: the model's FMU, other FMUs, their connections and parameters.
+    Ssp(SspArgs),
 }
 
 #[derive(Debug, Args)]
@@ -53,6 +55,39 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub tolerance: Option<f64>,
     /// Where to write the CSV (default: `<model name>.csv` in the current folder).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  fmu3d ssp crank.m3d --fmu drive=drive_train.fmu \\\n    \
+    --connect drive.tau_load=crank.crank.tau --connect crank.crank.w=drive.w_load \\\n    \
+    --param drive.Kp=2 --step 1e-3 -o system.ssp"
+)]
+pub struct SspArgs {
+    /// The mechanism's model file (.m3d); its FMU is built into the SSP.
+    pub model: PathBuf,
+    /// The mechanism's component name in the system (default: the model's name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Another FMU of the system, under a component name (repeatable).
+    #[arg(long = "fmu", value_name = "NAME=PATH.fmu")]
+    pub fmus: Vec<String>,
+    /// Connect an output to an input, written in either order; a variable is
+    /// COMPONENT.VARIABLE, e.g. crank.crank.tau (repeatable).
+    #[arg(long = "connect", value_name = "A.OUTPUT=B.INPUT")]
+    pub connections: Vec<String>,
+    /// Set a parameter of a component (repeatable).
+    #[arg(long = "param", value_name = "COMPONENT.PARAMETER=VALUE")]
+    pub parameters: Vec<String>,
+    /// Communication step [s] for fixed-step masters (default: the model's output interval).
+    #[arg(long)]
+    pub step: Option<f64>,
+    /// Stop time [s] (default: the model's experiment).
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Where to write the SSP (default: `<model name>.ssp` in the current folder).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
 }

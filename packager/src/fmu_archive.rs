@@ -3,7 +3,7 @@
 //! complete; on any error the temporary file is removed, so no partial FMU is ever left behind.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Cursor, Seek, Write};
 use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
@@ -116,8 +116,25 @@ pub fn write(destination: &Path, entries: &[Entry], time: UtcTime) -> Result<(),
     temporary.persist(destination)
 }
 
+/// The zip archive of `entries` in memory (an FMU to be put inside another archive).
+pub fn to_bytes(entries: &[Entry], time: UtcTime) -> Result<Vec<u8>, String> {
+    let zip = fill_zip(ZipWriter::new(Cursor::new(Vec::new())), entries, time)?;
+    Ok(zip.finish().map_err(|e| e.to_string())?.into_inner())
+}
+
 fn write_zip(file: File, entries: &[Entry], time: UtcTime) -> Result<(), String> {
-    let mut zip = ZipWriter::new(BufWriter::new(file));
+    let zip = fill_zip(ZipWriter::new(BufWriter::new(file)), entries, time)?;
+    let buffered = zip.finish().map_err(|e| e.to_string())?;
+    let file = buffered.into_inner().map_err(|e| e.error().to_string())?;
+    file.sync_all().map_err(|e| e.to_string())
+}
+
+/// Adds every entry (deflated, stamped with `time`, executable where marked) to the archive.
+fn fill_zip<W: Write + Seek>(
+    mut zip: ZipWriter<W>,
+    entries: &[Entry],
+    time: UtcTime,
+) -> Result<ZipWriter<W>, String> {
     for entry in entries {
         let options = SimpleFileOptions::default()
             .compression_method(CompressionMethod::Deflated)
@@ -127,9 +144,7 @@ fn write_zip(file: File, entries: &[Entry], time: UtcTime) -> Result<(), String>
             .map_err(|e| e.to_string())?;
         zip.write_all(&entry.bytes).map_err(|e| e.to_string())?;
     }
-    let buffered = zip.finish().map_err(|e| e.to_string())?;
-    let file = buffered.into_inner().map_err(|e| e.error().to_string())?;
-    file.sync_all().map_err(|e| e.to_string())
+    Ok(zip)
 }
 
 /// A file that is removed when dropped, unless it was renamed onto its destination.

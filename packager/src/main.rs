@@ -1,4 +1,5 @@
-//! `fmu3d`: check a model file, simulate it, and build an FMI 2.0 Co-Simulation FMU from it.
+//! `fmu3d`: check a model file, simulate it, build an FMI 2.0 Co-Simulation FMU from it, and
+//! put that FMU with others into an SSP 1.0 system ([`ssp`]).
 //!
 //! `fmu3d build` goes through one module per stage: [`model_description`] (the XML, with
 //! [`units`] for the unit definitions), [`documentation`] (the HTML page) and [`fmu_archive`]
@@ -12,6 +13,7 @@ mod fmu_archive;
 mod fmu_host;
 mod model_description;
 mod simulate;
+mod ssp;
 mod units;
 
 use clap::Parser;
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
         cli::Command::Check(args) => check::run(&args),
         cli::Command::Simulate(args) => simulate::run(&args),
         cli::Command::Build(args) => build::run(&args),
+        cli::Command::Ssp(args) => ssp::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

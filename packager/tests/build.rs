@@ -1,122 +1,19 @@
 //! `fmu3d build` as a user runs it: the FMU's entries, its modelDescription.xml (against a golden
 //! file and against the runtime's variable table), reproducible builds, and failures that leave
 //! no file behind.
-//!
-//! The FMU carries the runtime library `libfmu_runtime.so`, which `fmu3d` finds next to itself.
-//! `cargo test -p packager` does not build that library (it links `fmu-runtime` as an rlib), so
-//! these tests build it with the same cargo, profile and target folder when it is missing.
 
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
 use quick_xml::events::Event;
 use quick_xml::{Reader, XmlVersion};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::path::PathBuf;
+use std::process::Command;
 
-/// The time every test build is stamped with (2023-11-14T22:13:20Z).
-const EPOCH: &str = "1700000000";
+mod common;
 
-fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Makes sure an up-to-date `libfmu_runtime.so` sits next to the `fmu3d` under test: building
-/// `fmu3d` does not build the runtime's cdylib, so cargo is asked once per test run (a no-op
-/// when it is current; a stale library would package an older engine).
-fn runtime_library() -> &'static Path {
-    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
-    LIBRARY.get_or_init(|| {
-        let exe = Path::new(env!("CARGO_BIN_EXE_fmu3d"));
-        let profile_dir = exe.parent().expect("fmu3d is in a profile folder");
-        let library = profile_dir.join("libfmu_runtime.so");
-        {
-            let target_dir = profile_dir
-                .parent()
-                .expect("profile folder in a target folder");
-            let profile = match profile_dir
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("debug")
-            {
-                "debug" => "dev".to_string(),
-                other => other.to_string(),
-            };
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "--lib", "-p", "fmu-runtime", "--profile", &profile])
-                .arg("--manifest-path")
-                .arg(repository().join("Cargo.toml"))
-                .env("CARGO_TARGET_DIR", target_dir)
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "cargo build -p fmu-runtime failed");
-            assert!(library.is_file(), "{} was not built", library.display());
-        }
-        library
-    })
-}
-
-fn fmu3d() -> Command {
-    runtime_library();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fmu3d"));
-    command
-        .env_remove("FMU3D_RUNTIME")
-        .env("SOURCE_DATE_EPOCH", EPOCH);
-    command
-}
-
-/// A fresh, empty folder for one test.
-fn folder(name: &str) -> PathBuf {
-    let folder = std::env::temp_dir().join(format!("fmu3d-build-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("temp folder");
-    folder
-}
-
-fn entries_of(folder: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(folder)
-        .expect("folder")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-fn build(model: &Path, fmu: &Path) -> Output {
-    let output = fmu3d()
-        .arg("build")
-        .arg(model)
-        .arg("-o")
-        .arg(fmu)
-        .output()
-        .expect("fmu3d runs");
-    assert!(
-        output.status.success(),
-        "{}: {}",
-        model.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn read_entry(fmu: &Path, name: &str) -> Vec<u8> {
-    let file = std::fs::File::open(fmu).expect("fmu exists");
-    let mut archive = zip::ZipArchive::new(file).expect("a zip archive");
-    let mut entry = archive.by_name(name).expect(name);
-    let mut bytes = Vec::new();
-    entry.read_to_end(&mut bytes).expect("readable entry");
-    bytes
-}
-
-fn zip_names(fmu: &Path) -> Vec<String> {
-    let file = std::fs::File::open(fmu).expect("fmu exists");
-    let archive = zip::ZipArchive::new(file).expect("a zip archive");
-    archive
-        .file_names()
-        .map(|n| n.expect("a file name").into_owned())
-        .collect()
-}
+use common::{
+    build, entries_of, fmu3d, folder, read_entry, repository, runtime_library, zip_names,
+};
 
 fn models() -> Vec<PathBuf> {
     let mut models: Vec<PathBuf> = std::fs::read_dir(repository().join("models"))
@@ -520,6 +417,42 @@ fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
     for (output, dependencies) in expected {
         assert_eq!(description.dependencies[output], dependencies, "{output}");
     }
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// The co-simulation example's crank, torque-driven: its angle and speed are integrator states
+/// and depend on no input within a step, its acceleration depends on the torque. The whole
+/// `<ModelStructure>` is compared with a golden file (a change in it is a change of the FMU's
+/// contract with masters, to be reviewed).
+#[test]
+fn torque_driven_crank_declares_its_dependencies_as_the_golden_file() {
+    let out = folder("crank-structure");
+    let fmu = out.join("crank.fmu");
+    build(&repository().join("examples/cosimulation/crank.m3d"), &fmu);
+    let xml = String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8");
+    let description = parse(&xml);
+    let index = |name: &str| {
+        description
+            .variables
+            .iter()
+            .position(|v| v.0 == name)
+            .map(|i| (i + 1).to_string())
+            .unwrap_or_else(|| panic!("{name} described"))
+    };
+    assert_eq!(description.dependencies["crank.phi"], "");
+    assert_eq!(description.dependencies["crank.w"], "");
+    assert_eq!(description.dependencies["crank.a"], index("crank.tau"));
+    let start = xml.find("  <ModelStructure>").expect("a ModelStructure");
+    let end = xml.find("</ModelStructure>").expect("its end") + "</ModelStructure>\n".len();
+    let actual = &xml[start..end];
+    let golden_path = repository().join("packager/tests/golden/crank.ModelStructure.xml");
+    let golden = std::fs::read_to_string(&golden_path).expect("golden file");
+    assert_eq!(
+        actual,
+        golden,
+        "the crank's <ModelStructure> differs from {}",
+        golden_path.display()
+    );
     std::fs::remove_dir_all(&out).ok();
 }
 

@@ -11,6 +11,7 @@ of `fmu3d` and the runtime library next to it:
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,42 @@ def fmu3d(*args, cwd=None):
     if run.returncode != 0:
         pytest.fail(f"fmu3d {' '.join(map(str, args))} failed:\n{run.stderr}")
     return run
+
+
+@pytest.fixture(scope="session")
+def crank_example(tmp_path_factory):
+    """The FMUs of examples/cosimulation's crank built as a user builds them: (crank.fmu by
+    `fmu3d build`, drive_train.fmu by pythonfmu, their folder)."""
+    examples = REPOSITORY / "examples" / "cosimulation"
+    if str(examples) not in sys.path:
+        sys.path.insert(0, str(examples))
+    import fmpy_master
+
+    folder = tmp_path_factory.mktemp("crank_example")
+    crank = folder / "crank.fmu"
+    fmu3d("build", examples / "crank.m3d", "-o", crank)
+    return crank, fmpy_master.build_drive(examples / "drive_train.py", folder), folder
+
+
+def angle_differences(first, second, phi_ref, joint="crank"):
+    """Two co-simulation runs on the same communication points, against a reference angle of
+    their joint: (max |first - second|, max |first - phi_ref|, max |second - phi_ref|) [rad]."""
+    phi = [run.angle(joint) for run in (first, second)]
+    return (float(np.max(np.abs(phi[0] - phi[1]))),
+            *(float(np.max(np.abs(p - phi_ref))) for p in phi))
+
+
+def assert_runs_agree(first, second, phi_ref, what):
+    """Two co-simulation runs of the crank example on the same communication points differ by
+    no more than the co-simulation error (the larger of their errors against the reference
+    angle phi_ref), which stays below 1e-3 rad; the first's energy balance closes to 1 %."""
+    difference, *errors = angle_differences(first, second, phi_ref)
+    print(f"h = 1 ms: max |{what}| = {difference:.3e} rad, co-simulation error "
+          f"{max(errors):.3e} rad")
+    print(first.report(what.split(" - ")[0]))
+    assert difference <= max(errors)
+    assert max(errors) < 1e-3
+    assert abs(first.balance_error[-1]) < 0.01 * first.E_el[-1]
 
 
 def read_csv(path):

@@ -583,26 +583,29 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
 }
 
 /// # Safety
-/// `c` must be an instance from `fmi2Instantiate`.
+/// `vr`, `order` and `value` must point to `nvr` elements.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
     c: Fmi2Component,
-    _vr: *const Fmi2ValueReference,
-    _nvr: usize,
-    _order: *const Fmi2Integer,
-    _value: *mut Fmi2Real,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    order: *const Fmi2Integer,
+    value: *mut Fmi2Real,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
+    // SAFETY: by the host's contract; arrays checked in the body.
     unsafe {
         call(
             c,
             "fmi2GetRealOutputDerivatives",
             state::GET_REAL_OUTPUT_DERIVATIVES,
-            |_| {
-                Err(
-                    "this FMU does not provide output derivatives (maxOutputDerivativeOrder=\"0\")"
-                        .to_string(),
-                )
+            |instance| {
+                let references = slice(vr, nvr, "vr[]")?;
+                let orders = slice(order, nvr, "order[]")?;
+                let values = slice_mut(value, nvr, "value[]")?;
+                log_call(instance, || {
+                    format!("fmi2GetRealOutputDerivatives: {references:?} order {orders:?}")
+                });
+                instance.get_real_output_derivatives(references, orders, values)
             },
         )
     }

@@ -9,7 +9,7 @@ use super::types::Fmi2Status;
 use crate::assembly::{Causality, VariableKind};
 use crate::fmu::{self, MODEL_FILE};
 use crate::model;
-use crate::simulation::{Simulation, SimulationOptions, Snapshot};
+use crate::simulation::{Simulation, SimulationOptions, Snapshot, MAX_OUTPUT_DERIVATIVE_ORDER};
 use std::path::{Path, PathBuf};
 
 /// What went wrong in a call, for the log: the boundary reports it as `fmi2Error`.
@@ -340,6 +340,37 @@ impl Instance {
                 .set_input_derivative(index, order, value)
                 .map_err(|e| format!("`{name}`: {e}"))?;
         }
+        Ok(Fmi2Status::Ok)
+    }
+
+    /// `fmi2GetRealOutputDerivatives`: every reference an output, every order between 1 and
+    /// the FMU's `maxOutputDerivativeOrder`; checked before anything is computed.
+    pub fn get_real_output_derivatives(
+        &mut self,
+        references: &[u32],
+        orders: &[i32],
+        values: &mut [f64],
+    ) -> Result<Fmi2Status, CallError> {
+        let mut indices = Vec::with_capacity(references.len());
+        for (&vr, &order) in references.iter().zip(orders) {
+            let index = self.check_reference(vr)?;
+            let variable = &self.simulation.variables.variables[index];
+            if variable.causality != Causality::Output {
+                return Err(format!(
+                    "`{}` (value reference {vr}) is not an output: derivatives are provided for                      outputs only",
+                    variable.name
+                ));
+            }
+            if !(1..=MAX_OUTPUT_DERIVATIVE_ORDER).contains(&usize::try_from(order).unwrap_or(0)) {
+                return Err(format!(
+                    "derivative order {order} of `{}` is not provided: this FMU's                      maxOutputDerivativeOrder is {MAX_OUTPUT_DERIVATIVE_ORDER}",
+                    variable.name
+                ));
+            }
+            indices.push(index);
+        }
+        self.ensure_current()?;
+        self.simulation.output_derivatives_into(&indices, values);
         Ok(Fmi2Status::Ok)
     }
 

@@ -1,7 +1,7 @@
 //! A small FMI 2.0 Co-Simulation host: `fmu3d simulate X.fmu` runs an FMU through its own C API
 //! (the `.so` inside it), as an importer would, not through the engine linked into `fmu3d`.
 
-mod description;
+pub mod description;
 
 use fmu_runtime::fmi2::types::{
     Fmi2CallbackFunctions, Fmi2CallbackLogger, Fmi2Component, Fmi2Status, Fmi2String,
