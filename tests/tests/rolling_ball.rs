@@ -50,3 +50,49 @@ fn sliding_turns_into_rolling_at_the_analytic_time_and_speed() {
         "it rolls without slipping at the end"
     );
 }
+
+/// The contact pair's regularization velocity `v_small` is the model's own: above it the friction
+/// force is exactly μ_k·f_n, so the slip falls on the Coulomb line s(t) = v0 − 7/2·μ_k·g·t down to
+/// v_small. With v_small = 0.1 mm/s the slip reaches 1 mm/s at (v0 − 1 mm/s)/(7/2·μ_k·g); with the
+/// default 10 mm/s it reaches 1 mm/s only on the regularized tail, measurably later.
+#[test]
+fn the_slip_follows_the_coulomb_line_down_to_the_pairs_v_small() {
+    let threshold = 1e-3;
+    let crossing = |v_small: f64| {
+        let run = simulate(
+            load("rolling_ball", &[("mu_r", 0.0), ("v_small", v_small)]),
+            1e-10,
+            0.2,
+            1e-5,
+        );
+        let r = run.parameter("r");
+        let (vx, wz) = (run.column("ball.v[1]"), run.column("ball.w[3]"));
+        // The contact point is midway between the ball's lowest point and the table surface:
+        // the lever is r − δ/2 with the centre height h = r − δ above the surface (y = 0).
+        let height = run.column("ball.r[2]");
+        let slip: Vec<f64> = (0..vx.len())
+            .map(|k| vx[k] + 0.5 * (r + height[k]) * wz[k])
+            .collect();
+        let k = (1..slip.len())
+            .find(|&k| slip[k] < threshold)
+            .expect("the slip falls below the threshold");
+        let fraction = (slip[k - 1] - threshold) / (slip[k - 1] - slip[k]);
+        let t = run.time[k - 1] + fraction * (run.time[k] - run.time[k - 1]);
+        (t, run.parameter("v0"), run.parameter("mu_k"))
+    };
+    let g = 9.81;
+    let (t_fine, v0, mu_k) = crossing(1e-4);
+    let coulomb = (v0 - threshold) / (3.5 * mu_k * g);
+    let (t_default, ..) = crossing(1e-2);
+    eprintln!(
+        "slip at 1 mm/s: v_small 0.1 mm/s {t_fine:.7} s, default 10 mm/s {t_default:.7} s, Coulomb line {coulomb:.7} s"
+    );
+    assert!(
+        (t_fine / coulomb - 1.0).abs() < 2e-5,
+        "v_small = 0.1 mm/s: {t_fine} s vs {coulomb} s"
+    );
+    assert!(
+        t_default / coulomb - 1.0 > 1e-3,
+        "with the default v_small the tail delays the crossing: {t_default} s vs {coulomb} s"
+    );
+}

@@ -90,7 +90,12 @@ impl CollisionSet {
     pub fn build(scene: &Scene, assembly: &Assembly) -> Result<CollisionSet, SceneError> {
         let mut table = ContactMaterials::shipped();
         for pair in &scene.contact_pairs {
-            let material = ContactPairMaterial::new(pair.cor, pair.mu_k, pair.mu_r);
+            let defaults = ContactPairMaterial::new(pair.cor, pair.mu_k, pair.mu_r);
+            let material = ContactPairMaterial {
+                v_small: pair.v_small.unwrap_or(defaults.v_small),
+                w_small: pair.w_small.unwrap_or(defaults.w_small),
+                ..defaults
+            };
             table
                 .insert(&pair.materials[0], &pair.materials[1], material)
                 .map_err(|e| SceneError::new(&pair.location, e.to_string()))?;

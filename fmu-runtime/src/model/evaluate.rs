@@ -1256,7 +1256,12 @@ impl<'a> Evaluator<'a> {
                 );
             }
         }
-        let f = Fields::new(b, &["cor", "mu_k", "mu_r"], &[], "contact_pair")?;
+        let f = Fields::new(
+            b,
+            &["cor", "mu_k", "mu_r", "v_small", "w_small"],
+            &[],
+            "contact_pair",
+        )?;
         let coefficient = |field: &str, max: f64| -> Result<f64, Diag> {
             let e = f.require(field, b.pos)?;
             let value = self.num(e, scope, Kind::Dimensionless, field)?;
@@ -1273,8 +1278,31 @@ impl<'a> Evaluator<'a> {
             cor: coefficient("cor", 1.0)?,
             mu_k: coefficient("mu_k", 10.0)?,
             mu_r: coefficient("mu_r", 10.0)?,
+            v_small: self.regularization(&f, "v_small", Kind::Velocity, scope)?,
+            w_small: self.regularization(&f, "w_small", Kind::AngularVelocity, scope)?,
             location: self.location(pos),
         })
+    }
+
+    /// An optional regularization speed of a contact pair: a positive value of its unit.
+    fn regularization(
+        &self,
+        f: &Fields,
+        field: &str,
+        kind: Kind,
+        scope: &Scope,
+    ) -> Result<Option<f64>, Diag> {
+        let Some(e) = f.get(field) else {
+            return Ok(None);
+        };
+        let value = self.num(e, scope, kind, field)?;
+        if !(value.is_finite() && value > 0.0) {
+            return Err(Diag::new(
+                e.pos,
+                format!("`{field}` must be greater than zero, found {value}"),
+            ));
+        }
+        Ok(Some(value))
     }
 
     fn visual(&self, b: &Block, scope: &Scope) -> Result<VisualSpec, Diag> {

@@ -193,6 +193,12 @@ pub struct ContactPairSpec {
     pub mu_k: f64,
     /// Rolling resistance coefficient.
     pub mu_r: f64,
+    /// Regularization velocity of restitution and sliding friction [m/s]; the shipped default
+    /// when not given.
+    pub v_small: Option<f64>,
+    /// Regularization angular velocity of the rolling resistance [rad/s]; the shipped default
+    /// when not given.
+    pub w_small: Option<f64>,
     pub location: Location,
 }
 

@@ -724,7 +724,24 @@ fn contact_blocks_and_contact_pairs() {
         ["steel".to_string(), "dry_wood".to_string()]
     );
     assert_eq!((pair.cor, pair.mu_k, pair.mu_r), (0.6, 0.4, 0.01));
+    assert_eq!((pair.v_small, pair.w_small), (None, None));
     assert_eq!(pair.location.line, 1);
+
+    let pair = &load("contact_pair steel steel { cor = 1; mu_k = 0; mu_r = 0; v_small = 1 mm/s; w_small = 0.5 rad/s }")
+        .contact_pairs[0];
+    assert_eq!((pair.v_small, pair.w_small), (Some(0.001), Some(0.5)));
+    fails(
+        "contact_pair steel steel { cor = 1; mu_k = 0; mu_r = 0; v_small = 0 m/s }",
+        1,
+        67,
+        "`v_small` must be greater than zero",
+    );
+    fails(
+        "contact_pair steel steel { cor = 1; mu_k = 0; mu_r = 0; w_small = 1 m/s }",
+        1,
+        69,
+        "angular velocity",
+    );
 
     let e = fails(
         "object a { contact { material = steel } }",
