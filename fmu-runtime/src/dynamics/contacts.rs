@@ -7,6 +7,7 @@
 //! (it started between two events, or at the start time) uses its present approach speed, so
 //! that penetrating shapes always push each other apart.
 
+use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
 use super::mechanism::Mechanism;
 use super::residual::Workspace;
@@ -110,8 +111,14 @@ pub fn pair_response(
 }
 
 /// Adds the contact loads of every penetrating pair (inertial-minus-applied convention: the
-/// force on b is subtracted from b's load, added to a's).
+/// force on b is subtracted from b's load, added to a's). Each body's contact loads are summed
+/// exactly ([`ExactSum`]), so that the result does not depend on the order of the pairs: in a
+/// mirror-symmetric scene a body and its mirror image get mirror-image loads to the last bit.
 pub fn apply_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
+    ws.contact_loads
+        .iter_mut()
+        .flatten()
+        .for_each(ExactSum::clear);
     for index in 0..mechanism.collisions.pairs.len() {
         let Some((contact, response)) = pair_response(mechanism, ws, index) else {
             continue;
@@ -122,8 +129,16 @@ pub fn apply_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
             let body = mechanism.collisions.colliders[collider].body;
             let arm = point - ws.motion[body].r;
             let force = response.force * sign;
-            ws.force[body] -= force;
-            ws.torque[body] -= arm.cross(&force) + response.torque * sign;
+            let torque = arm.cross(&force) + response.torque * sign;
+            let sums = &mut ws.contact_loads[body];
+            for i in 0..3 {
+                sums[i].add(force[i]);
+                sums[3 + i].add(torque[i]);
+            }
         }
+    }
+    for (body, sums) in ws.contact_loads.iter().enumerate() {
+        ws.force[body] -= Vector3::from_fn(|i, _| sums[i].value());
+        ws.torque[body] -= Vector3::from_fn(|i, _| sums[3 + i].value());
     }
 }

@@ -3,6 +3,7 @@
 //! evaluation of output frames at communication points.
 
 pub mod contacts;
+mod exact_sum;
 mod initial;
 mod kinematics;
 mod loops;
@@ -10,6 +11,7 @@ mod mechanism;
 mod reactions;
 mod residual;
 
+pub use exact_sum::ExactSum;
 pub use initial::{
     assemble, consistent_derivatives, AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE,
     RANK_TOLERANCE,

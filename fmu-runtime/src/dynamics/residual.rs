@@ -18,6 +18,7 @@
 //! that equation; the rotation is always computed from Q/|Q| and a term k·(1 − |Q|²)·Q pulls the
 //! norm back to 1, so that the integrator's rounding cannot make it drift.
 
+use super::exact_sum::ExactSum;
 use super::kinematics::{
     forward_pass, BodyMotion, FreeCoordinates, JointCoordinates, ScalarCoordinates,
 };
@@ -99,6 +100,9 @@ pub struct Workspace {
     /// The discrete state of contacts: per collision pair, the approach speed δ̇⁻ recorded when
     /// its contact started ([`super::contacts`]); `None` while the pair is apart.
     pub impacts: Vec<Option<f64>>,
+    /// Per body, the exact sums of its contact forces (x, y, z) and torques (x, y, z)
+    /// ([`super::contacts::apply_contact_loads`]).
+    pub contact_loads: Vec<[ExactSum; 6]>,
 }
 
 impl Workspace {
@@ -115,6 +119,7 @@ impl Workspace {
             mu_force: vec![Vector3::zeros(); n],
             mu_torque: vec![Vector3::zeros(); n],
             impacts: vec![None; mechanism.collisions.pairs.len()],
+            contact_loads: vec![Default::default(); n],
         }
     }
 }
