@@ -192,7 +192,7 @@ impl DaeSystem for MechanismDae {
     fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
         self.apply_inputs(t);
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
-        contacts::distances(&self.mechanism, &self.workspace.motion, g);
+        contacts::distances(&self.mechanism, &self.workspace, g);
         if g.iter().all(|d| d.is_finite()) {
             Ok(())
         } else {
@@ -274,14 +274,11 @@ impl Simulation {
             &vec![0.0; y0.len()],
         );
         let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
-        contacts::distances(&mechanism, &workspace.motion, &mut distances);
+        contacts::distances(&mechanism, &workspace, &mut distances);
         for (pair, distance) in distances.iter().enumerate() {
             if *distance <= 0.0 {
-                workspace.impacts[pair] = Some(contacts::approach_speed(
-                    &mechanism,
-                    &workspace.motion,
-                    pair,
-                ));
+                let speed = contacts::approach_speed(&mechanism, &workspace, pair);
+                workspace.impacts[pair] = Some(speed);
             }
         }
         let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
@@ -398,7 +395,7 @@ impl Simulation {
         kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
         for (pair, &direction) in directions.iter().enumerate() {
             if direction < 0 {
-                let speed = contacts::approach_speed(&dae.mechanism, &dae.workspace.motion, pair);
+                let speed = contacts::approach_speed(&dae.mechanism, &dae.workspace, pair);
                 dae.workspace.impacts[pair] = Some(speed);
             } else if direction > 0 {
                 dae.workspace.impacts[pair] = None;

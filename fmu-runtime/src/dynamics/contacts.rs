@@ -23,16 +23,33 @@ fn body_pose(motion: &BodyMotion) -> Isometry3<f64> {
     Isometry3::from_parts(Translation3::from(motion.r), rotation)
 }
 
-/// The narrow-phase result of one pair at the workspace's kinematics.
+/// Writes the world pose of every collider at the workspace's kinematics into
+/// [`Workspace::collider_poses`]: one rotation-matrix-to-quaternion conversion per body, once
+/// per evaluation, instead of two per pair. Called after every forward pass.
+pub(super) fn update_collider_poses(mechanism: &Mechanism, ws: &mut Workspace) {
+    let set = &mechanism.collisions;
+    ws.collider_poses.clear();
+    let mut body = usize::MAX;
+    let mut pose = Isometry3::identity();
+    for collider in &set.colliders {
+        // A body's colliders mostly follow each other (an object's vertex spheres follow its
+        // box): its pose is converted again only when the body changes.
+        if collider.body != body {
+            body = collider.body;
+            pose = body_pose(&ws.motion[body]);
+        }
+        ws.collider_poses.push(pose * collider.pose);
+    }
+}
+
+/// The narrow-phase result of one pair at the colliders' `poses`.
 fn pair_contact(
     set: &CollisionSet,
     pair: &CollisionPair,
-    motion: &[BodyMotion],
+    poses: &[Isometry3<f64>],
 ) -> Option<Contact> {
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
-    let pose_a = body_pose(&motion[a.body]) * a.pose;
-    let pose_b = body_pose(&motion[b.body]) * b.pose;
-    distance(&a.shape, &pose_a, &b.shape, &pose_b).ok()
+    distance(&a.shape, &poses[pair.a], &b.shape, &poses[pair.b]).ok()
 }
 
 /// Velocity of b's material point at `point` minus a's, and b's angular velocity minus a's.
@@ -54,14 +71,15 @@ fn relative_velocity(
 /// The narrow-phase result of pair `index` at the workspace's kinematics (for outputs).
 pub fn pair_contact_at(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<Contact> {
     let set = &mechanism.collisions;
-    pair_contact(set, &set.pairs[index], &ws.motion)
+    pair_contact(set, &set.pairs[index], &ws.collider_poses)
 }
 
 /// The signed distance of every pair (zero-crossing functions). Shapes whose bounding spheres
 /// are far apart get the distance of those spheres instead of the narrow phase: positive,
 /// continuous enough for root finding, and cheap.
-pub fn distances(mechanism: &Mechanism, motion: &[BodyMotion], out: &mut [f64]) {
+pub fn distances(mechanism: &Mechanism, ws: &Workspace, out: &mut [f64]) {
     let set = &mechanism.collisions;
+    let motion = &ws.motion;
     for (value, pair) in out.iter_mut().zip(&set.pairs) {
         let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
         let ca = motion[a.body].r + motion[a.body].rotation * a.pose.translation.vector;
@@ -70,18 +88,19 @@ pub fn distances(mechanism: &Mechanism, motion: &[BodyMotion], out: &mut [f64]) 
         *value = if gap > 0.1 * (a.shape.bounding_radius() + b.shape.bounding_radius()) {
             gap
         } else {
-            pair_contact(set, pair, motion).map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
+            pair_contact(set, pair, &ws.collider_poses)
+                .map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
         };
     }
 }
 
 /// The approach speed (δ̇ ≥ 0 while approaching) of a pair, for recording at contact start.
-pub fn approach_speed(mechanism: &Mechanism, motion: &[BodyMotion], pair: usize) -> f64 {
+pub fn approach_speed(mechanism: &Mechanism, ws: &Workspace, pair: usize) -> f64 {
     let set = &mechanism.collisions;
     let pair = &set.pairs[pair];
-    match pair_contact(set, pair, motion) {
+    match pair_contact(set, pair, &ws.collider_poses) {
         Some(contact) => {
-            let (v, _) = relative_velocity(set, pair, motion, &contact.point().coords);
+            let (v, _) = relative_velocity(set, pair, &ws.motion, &contact.point().coords);
             (-v.dot(&contact.normal)).max(0.0)
         }
         None => 0.0,
@@ -96,7 +115,7 @@ pub fn pair_response(
 ) -> Option<(Contact, ContactResponse)> {
     let set = &mechanism.collisions;
     let pair = &set.pairs[index];
-    let contact = pair_contact(set, pair, &ws.motion)?;
+    let contact = pair_contact(set, pair, &ws.collider_poses)?;
     if contact.distance >= 0.0 {
         return None;
     }

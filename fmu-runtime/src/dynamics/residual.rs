@@ -25,7 +25,7 @@ use super::kinematics::{
 use super::loops::{apply_wrench, constraint_offset, evaluate_row, RowValue};
 use super::mechanism::{Mechanism, Motion};
 use crate::model::{FlangeMode, ForceKind};
-use nalgebra::{Quaternion, Vector3};
+use nalgebra::{Isometry3, Quaternion, Vector3};
 
 /// Rate [1/s] at which the quaternion norm is pulled back to 1.
 const QUATERNION_NORM_RATE: f64 = 1.0;
@@ -103,6 +103,8 @@ pub struct Workspace {
     /// Per body, the exact sums of its contact forces (x, y, z) and torques (x, y, z)
     /// ([`super::contacts::apply_contact_loads`]).
     pub contact_loads: Vec<[ExactSum; 6]>,
+    /// World pose of every collider ([`super::contacts`]), refreshed by every forward pass.
+    pub collider_poses: Vec<Isometry3<f64>>,
 }
 
 impl Workspace {
@@ -120,6 +122,7 @@ impl Workspace {
             mu_torque: vec![Vector3::zeros(); n],
             impacts: vec![None; mechanism.collisions.pairs.len()],
             contact_loads: vec![Default::default(); n],
+            collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),
         }
     }
 }
@@ -135,6 +138,7 @@ pub fn kinematics(
 ) {
     read_coordinates(mechanism, inputs, ws, y, yp);
     forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
+    super::contacts::update_collider_poses(mechanism, ws);
 }
 
 /// Evaluates f(t, y, ẏ) into `res` (all slices of length `mechanism.len()`).
@@ -149,6 +153,7 @@ pub fn residual(
     read_coordinates(mechanism, inputs, ws, y, yp);
     kinematic_equations(mechanism, y, yp, res);
     forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
+    super::contacts::update_collider_poses(mechanism, ws);
     backward_pass(mechanism, ws, yp, res);
     equations_of_motion(mechanism, inputs, ws, res);
 }
