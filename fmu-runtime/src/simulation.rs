@@ -9,10 +9,12 @@ use crate::assembly::{
 };
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
-    assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, FlangeInputs,
-    Mechanism, Motion, SingularMassMatrix, Workspace,
+    assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
+    FlangeInputs, Mechanism, Motion, SingularMassMatrix, Workspace,
 };
-use crate::ida::{CallbackError, DaeSystem, Ida, IdaError, IdaOptions, SolverStats, StepKind};
+use crate::ida::{
+    CallbackError, DaeSystem, DenseMatrixView, Ida, IdaError, IdaOptions, SolverStats, StepKind,
+};
 use crate::model::{self, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
 use nalgebra::{Rotation3, UnitQuaternion, Vector3};
@@ -112,6 +114,15 @@ struct MechanismDae {
     workspace: Workspace,
     /// Residual output when the model is evaluated for its outputs.
     scratch: Vec<f64>,
+    /// The branches whose Jacobian columns are formed together (a scene of several bodies in
+    /// contact, without cut-joints); `None`: IDA's own difference quotients.
+    branches: Option<Branches>,
+    /// The integrator's tolerance (sizes the difference-quotient increments).
+    tolerance: f64,
+    /// Signed distances of the pairs, scratch of the grouped Jacobian.
+    distances: Vec<f64>,
+    /// Residual evaluations spent on grouped Jacobians (IDA does not count them).
+    jacobian_residuals: u64,
 }
 
 impl MechanismDae {
@@ -187,6 +198,30 @@ impl DaeSystem for MechanismDae {
     /// One zero-crossing function per collision pair: its signed distance.
     fn root_count(&self) -> usize {
         self.mechanism.collisions.pairs.len()
+    }
+
+    /// Grouped difference quotients ([`Branches`]): only set up when `branches` is `Some`.
+    fn jacobian(
+        &mut self,
+        t: f64,
+        cj: f64,
+        y: &[f64],
+        yp: &[f64],
+        res: &[f64],
+        jac: &mut DenseMatrixView<'_>,
+    ) -> Option<Result<(), CallbackError>> {
+        let branches = self.branches.take()?;
+        self.apply_inputs(t);
+        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+        contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
+        let links = branches.contact_links(&self.mechanism, &self.distances);
+        let tolerance = self.tolerance;
+        let result =
+            branches.difference_quotients(&links, cj, tolerance, y, yp, res, jac, |y1, yp1, f| {
+                self.residual(t, y1, yp1, f)
+            });
+        self.branches = Some(branches);
+        Some(result.map(|evaluations| self.jacobian_residuals += evaluations as u64))
     }
 
     fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
@@ -289,10 +324,15 @@ impl Simulation {
             yp0.resize(PADDING, 0.0);
         }
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
+        // Several bodies that touch only now and then: their Jacobian columns are formed
+        // together.
+        let branches = Branches::new(&mechanism)
+            .filter(|b| b.len() > 1 && !mechanism.collisions.pairs.is_empty());
         let mut ida_options = IdaOptions {
             rtol: tolerance,
             atol: tolerance.into(),
             max_step: options.max_step,
+            user_jacobian: branches.is_some(),
             ..IdaOptions::default()
         };
         if !mechanism.rows.is_empty() {
@@ -321,6 +361,7 @@ impl Simulation {
             })
             .collect();
         let scratch = vec![0.0; mechanism.len()];
+        let mechanism_pairs = mechanism.collisions.pairs.len();
         // A cut-joint's angle starts in the turn of its start value (fixed or guessed).
         let cut_angles = assembly
             .cut_joints
@@ -336,6 +377,10 @@ impl Simulation {
             signals,
             workspace,
             scratch,
+            branches,
+            tolerance,
+            distances: vec![0.0; mechanism_pairs],
+            jacobian_residuals: 0,
         };
         let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
         Ok(Simulation {
@@ -476,7 +521,9 @@ impl Simulation {
     }
 
     pub fn stats(&self) -> SolverStats {
-        self.ida.stats()
+        let mut stats = self.ida.stats();
+        stats.jacobian_residual_evals += self.ida.system().jacobian_residuals;
+        stats
     }
 
     /// The mechanism the residual evaluates (bodies, cut-joints, the constraint rows kept and

@@ -5,6 +5,7 @@
 pub mod contacts;
 mod exact_sum;
 mod initial;
+mod jacobian;
 mod kinematics;
 mod loops;
 mod mechanism;
@@ -16,6 +17,7 @@ pub use initial::{
     assemble, consistent_derivatives, AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE,
     RANK_TOLERANCE,
 };
+pub use jacobian::Branches;
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
 pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
