@@ -11,9 +11,12 @@ use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
 use super::mechanism::Mechanism;
 use super::residual::Workspace;
-use crate::assembly::{CollisionPair, CollisionSet};
-use crate::collision::response::{contact_force, ContactLaw, ContactResponse, ContactState};
-use crate::collision::{distance, Contact};
+use crate::assembly::{CollisionPair, CollisionSet, Role};
+use crate::collision::analytic::closest_parameters;
+use crate::collision::response::{
+    contact_force, smoothstep, ContactLaw, ContactResponse, ContactState,
+};
+use crate::collision::{distance, segment_ends, Contact, Core};
 use nalgebra::{Isometry3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
 /// A body's pose as an isometry (body frame → world).
@@ -126,7 +129,40 @@ pub fn pair_response(
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
     let law = ContactLaw::at_contact_start(a.solid, b.solid, &pair.material, pair.geometry, impact)
         .ok()?;
-    Some((contact, contact_force(&law, &state)))
+    let mut response = contact_force(&law, &state);
+    if let (Role::Edge(_), Role::Edge(_)) = (a.role, b.role) {
+        let weight = edge_weight(set, pair, &ws.collider_poses);
+        response.force *= weight;
+        response.torque *= weight;
+        response.normal_force *= weight;
+        response.friction_force *= weight;
+    }
+    Some((contact, response))
+}
+
+/// Below this sine of the angle between two edges they count as parallel (10°).
+const SIN_PARALLEL: f64 = 0.17;
+
+/// How much of an edge–edge contact acts: 1 where the edges cross at an angle, away from their
+/// ends; fading to 0 (C¹) within one margin of either edge's end, where the vertex sphere there
+/// takes over, and for edges within about 10° of parallel, which lie along each other as on a
+/// face, where the vertex spheres hold the box.
+fn edge_weight(set: &CollisionSet, pair: &CollisionPair, poses: &[Isometry3<f64>]) -> f64 {
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let (Core::Segment { half_length: ha }, Core::Segment { half_length: hb }) =
+        (a.shape.core(), b.shape.core())
+    else {
+        return 1.0;
+    };
+    let (p0, p1) = segment_ends(&poses[pair.a], *ha);
+    let (q0, q1) = segment_ends(&poses[pair.b], *hb);
+    let (s, t) = closest_parameters(&p0, &p1, &q0, &q1);
+    let (da, db) = (p1 - p0, q1 - q0);
+    let sin = da.cross(&db).norm() / (da.norm() * db.norm()).max(f64::MIN_POSITIVE);
+    let inside = |u: f64, length: f64, margin: f64| smoothstep(u.min(1.0 - u) * length / margin);
+    smoothstep(sin / SIN_PARALLEL)
+        * inside(s, 2.0 * ha, a.shape.margin())
+        * inside(t, 2.0 * hb, b.shape.margin())
 }
 
 /// Adds the contact loads of every penetrating pair (inertial-minus-applied convention: the
