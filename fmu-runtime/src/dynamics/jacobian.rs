@@ -21,7 +21,7 @@ use super::mechanism::Mechanism;
 pub struct Branches {
     /// The state (and equation) indices of each branch.
     states: Vec<Vec<usize>>,
-    /// The branch of each body (`None` for the world and bodies fixed to it).
+    /// The branch of each body (`None` for the world).
     of_body: Vec<Option<usize>>,
     /// Branch pairs joined by a force element.
     fixed_links: Vec<(usize, usize)>,
