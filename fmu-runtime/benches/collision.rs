@@ -1,4 +1,5 @@
-//! Cost of the narrow phase per pair and of the broad phase per scene, as a Markdown table.
+//! Cost of the narrow phase per pair and of the broad phase per scene, and whole simulations of
+//! the shipped contact models, as Markdown tables.
 //! `cargo bench -p fmu-runtime --bench collision`
 
 use std::hint::black_box;
@@ -6,7 +7,9 @@ use std::time::Instant;
 
 use fmu_runtime::collision::{candidate_pairs, distance, Aabb, Shape};
 use fmu_runtime::model::ShapeSpec;
+use fmu_runtime::simulation::{Simulation, SimulationOptions};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use std::path::Path;
 
 /// A small deterministic generator (xorshift), so runs are comparable.
 struct Rng(u64);
@@ -46,6 +49,60 @@ fn time_per_call(mut f: impl FnMut(usize), calls: usize) -> f64 {
         f(i);
     }
     start.elapsed().as_nanos() as f64 / calls as f64
+}
+
+/// The shipped contact models, each over its default experiment (stop time, output interval,
+/// tolerance), and how many times each is run (the median wall time is printed).
+const SIMULATIONS: &[(&str, usize)] = &[
+    ("bouncing_ball", 5),
+    ("rolling_ball", 5),
+    ("two_balls", 5),
+    ("bouncing_box", 5),
+    ("newtons_cradle", 5),
+    ("billiard16", 3),
+];
+
+/// Whole simulations: start-up excluded, stepping from output to output as an importer does.
+fn simulations() {
+    println!();
+    println!("| model | simulated [s] | states | collision pairs | wall [s] | wall per simulated s [ms] | IDA steps | events | root evals | residual evals | +for Jacobians | Jacobians |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &(name, runs) in SIMULATIONS {
+        let path = format!("{}/../models/{name}.m3d", env!("CARGO_MANIFEST_DIR"));
+        let mut walls = Vec::new();
+        let mut last = None;
+        for _ in 0..runs {
+            let mut sim = Simulation::from_file(Path::new(&path), SimulationOptions::default())
+                .expect("the model starts");
+            let experiment = sim.spec.experiment.clone();
+            let start = Instant::now();
+            let mut k = 0;
+            while sim.time() < experiment.stop_time {
+                k += 1;
+                let t = (experiment.start_time + k as f64 * experiment.interval)
+                    .min(experiment.stop_time);
+                sim.advance_to(t).expect("the integrator reaches the time");
+            }
+            walls.push(start.elapsed().as_secs_f64());
+            last = Some((experiment.stop_time - experiment.start_time, sim));
+        }
+        walls.sort_by(f64::total_cmp);
+        let wall = walls[walls.len() / 2];
+        let (simulated, sim) = last.expect("ran");
+        let s = sim.stats();
+        println!(
+            "| {name} | {simulated} | {} | {} | {wall:.2} | {:.1} | {} | {} | {} | {} | {} | {} |",
+            sim.state_count(),
+            sim.mechanism().collisions.pairs.len(),
+            wall / simulated * 1e3,
+            s.steps,
+            sim.events(),
+            s.root_evals,
+            s.residual_evals,
+            s.jacobian_residual_evals,
+            s.jacobian_evals
+        );
+    }
 }
 
 fn main() {
@@ -100,4 +157,5 @@ fn main() {
         );
         println!("| broad phase, {n} spheres (AABBs + sweep and prune, {found} pairs) | {ns:.0} |");
     }
+    simulations();
 }

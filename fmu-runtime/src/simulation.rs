@@ -9,10 +9,12 @@ use crate::assembly::{
 };
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
-    assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, FlangeInputs,
-    Mechanism, Motion, SingularMassMatrix, Workspace,
+    assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
+    FlangeInputs, Mechanism, Motion, SingularMassMatrix, Workspace,
 };
-use crate::ida::{CallbackError, DaeSystem, Ida, IdaError, IdaOptions, SolverStats, StepKind};
+use crate::ida::{
+    CallbackError, DaeSystem, DenseMatrixView, Ida, IdaError, IdaOptions, SolverStats, StepKind,
+};
 use crate::model::{self, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
 use nalgebra::{Rotation3, UnitQuaternion, Vector3};
@@ -122,6 +124,15 @@ struct MechanismDae {
     workspace: Workspace,
     /// Residual output when the model is evaluated for its outputs.
     scratch: Vec<f64>,
+    /// The branches whose Jacobian columns are formed together (a scene of several bodies in
+    /// contact, without cut-joints); `None`: IDA's own difference quotients.
+    branches: Option<Branches>,
+    /// The integrator's tolerance (sizes the difference-quotient increments).
+    tolerance: f64,
+    /// Signed distances of the pairs, scratch of the grouped Jacobian.
+    distances: Vec<f64>,
+    /// Residual evaluations spent on grouped Jacobians (IDA does not count them).
+    jacobian_residuals: u64,
 }
 
 impl MechanismDae {
@@ -215,10 +226,34 @@ impl DaeSystem for MechanismDae {
         self.mechanism.collisions.pairs.len()
     }
 
+    /// Grouped difference quotients ([`Branches`]): only set up when `branches` is `Some`.
+    fn jacobian(
+        &mut self,
+        t: f64,
+        cj: f64,
+        y: &[f64],
+        yp: &[f64],
+        res: &[f64],
+        jac: &mut DenseMatrixView<'_>,
+    ) -> Option<Result<(), CallbackError>> {
+        let branches = self.branches.take()?;
+        self.apply_inputs(t);
+        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+        contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
+        let links = branches.contact_links(&self.mechanism, &self.distances);
+        let tolerance = self.tolerance;
+        let result =
+            branches.difference_quotients(&links, cj, tolerance, y, yp, res, jac, |y1, yp1, f| {
+                self.residual(t, y1, yp1, f)
+            });
+        self.branches = Some(branches);
+        Some(result.map(|evaluations| self.jacobian_residuals += evaluations as u64))
+    }
+
     fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
         self.apply_inputs(t);
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
-        contacts::distances(&self.mechanism, &self.workspace.motion, g);
+        contacts::distances(&self.mechanism, &self.workspace, g);
         if g.iter().all(|d| d.is_finite()) {
             Ok(())
         } else {
@@ -300,14 +335,11 @@ impl Simulation {
             &vec![0.0; y0.len()],
         );
         let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
-        contacts::distances(&mechanism, &workspace.motion, &mut distances);
+        contacts::distances(&mechanism, &workspace, &mut distances);
         for (pair, distance) in distances.iter().enumerate() {
             if *distance <= 0.0 {
-                workspace.impacts[pair] = Some(contacts::approach_speed(
-                    &mechanism,
-                    &workspace.motion,
-                    pair,
-                ));
+                let speed = contacts::approach_speed(&mechanism, &workspace, pair);
+                workspace.impacts[pair] = Some(speed);
             }
         }
         let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
@@ -318,10 +350,15 @@ impl Simulation {
             yp0.resize(PADDING, 0.0);
         }
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
+        // Several bodies that touch only now and then: their Jacobian columns are formed
+        // together.
+        let branches = Branches::new(&mechanism)
+            .filter(|b| b.len() > 1 && !mechanism.collisions.pairs.is_empty());
         let mut ida_options = IdaOptions {
             rtol: tolerance,
             atol: tolerance.into(),
             max_step: options.max_step,
+            user_jacobian: branches.is_some(),
             ..IdaOptions::default()
         };
         if !mechanism.rows.is_empty() {
@@ -350,6 +387,7 @@ impl Simulation {
             })
             .collect();
         let scratch = vec![0.0; mechanism.len()];
+        let mechanism_pairs = mechanism.collisions.pairs.len();
         // A cut-joint's angle starts in the turn of its start value (fixed or guessed).
         let cut_angles = assembly
             .cut_joints
@@ -365,6 +403,10 @@ impl Simulation {
             signals,
             workspace,
             scratch,
+            branches,
+            tolerance,
+            distances: vec![0.0; mechanism_pairs],
+            jacobian_residuals: 0,
         };
         let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
         Ok(Simulation {
@@ -424,7 +466,7 @@ impl Simulation {
         kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
         for (pair, &direction) in directions.iter().enumerate() {
             if direction < 0 {
-                let speed = contacts::approach_speed(&dae.mechanism, &dae.workspace.motion, pair);
+                let speed = contacts::approach_speed(&dae.mechanism, &dae.workspace, pair);
                 dae.workspace.impacts[pair] = Some(speed);
             } else if direction > 0 {
                 dae.workspace.impacts[pair] = None;
@@ -505,7 +547,9 @@ impl Simulation {
     }
 
     pub fn stats(&self) -> SolverStats {
-        self.ida.stats()
+        let mut stats = self.ida.stats();
+        stats.jacobian_residual_evals += self.ida.system().jacobian_residuals;
+        stats
     }
 
     /// The mechanism the residual evaluates (bodies, cut-joints, the constraint rows kept and

@@ -14,6 +14,12 @@
 //! - box–any other shape (sphere, capsule, cylinder, cone, ellipsoid): the box pair alone;
 //!   the vertex-sphere pairs with that shape are dropped (the shape may hit the box's face,
 //!   which the vertex spheres would miss).
+//!
+//! Edge capsules: every box collider also gets twelve capsules along the edges of its core box
+//! (radius: the margin), which collide only with the edge capsules of other boxes. Two boxes
+//! whose edges cross without a vertex touching the other box touch through them. Their force is
+//! faded out where the vertex spheres or a face contact take over (see
+//! [`crate::dynamics::contacts`]): near the ends of either edge, and for nearly parallel edges.
 
 use super::super_objects::Assembly;
 use crate::collision::response::ContactGeometry;
@@ -21,7 +27,7 @@ use crate::collision::{ContactMaterials, ContactPairMaterial, Core, Shape};
 use crate::model::materials::{self, SolidMaterial};
 use crate::model::ShapeSpec;
 use crate::scene::{ObjectHandle, Scene, SceneError};
-use nalgebra::{Isometry3, Translation3, Vector3};
+use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
 /// A colliding shape on a body.
 #[derive(Debug, Clone)]
@@ -44,6 +50,8 @@ pub enum Role {
     Box,
     /// A vertex sphere of the box collider with this index.
     Vertex(usize),
+    /// An edge capsule of the box collider with this index.
+    Edge(usize),
     /// Any other shape.
     Other,
 }
@@ -53,6 +61,8 @@ impl Role {
     pub fn collides(self, other: Role) -> bool {
         use Role::*;
         match (self, other) {
+            (Edge(_), Edge(_)) => true,
+            (Edge(_), _) | (_, Edge(_)) => false,
             (Box, Box) | (Vertex(_), Vertex(_)) => false,
             (Vertex(_), Box) | (Box, Vertex(_)) => true,
             (Vertex(_), Other) | (Other, Vertex(_)) => false,
@@ -151,6 +161,21 @@ impl CollisionSet {
                         role: Role::Vertex(owner),
                     });
                 }
+                for (axis, placement) in edge_placements(&half) {
+                    let capsule = Shape::new(&ShapeSpec::Capsule {
+                        diameter: 2.0 * margin,
+                        length: 2.0 * half[axis],
+                    })
+                    .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+                    colliders.push(Collider {
+                        object: ObjectHandle(index),
+                        body,
+                        pose: pose * placement,
+                        shape: capsule,
+                        solid,
+                        role: Role::Edge(owner),
+                    });
+                }
             }
         }
         let excluded = |i: usize, j: usize| {
@@ -223,20 +248,47 @@ impl CollisionSet {
     }
 }
 
+/// The twelve edges of a box with half extents `half`: per edge, the axis it runs along and
+/// the placement of a capsule (axis z, centred) on it, in box coordinates.
+fn edge_placements(half: &Vector3<f64>) -> Vec<(usize, Isometry3<f64>)> {
+    // Turns the capsule's z axis onto x, y and z.
+    let onto = [
+        UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2),
+        UnitQuaternion::from_axis_angle(&Vector3::x_axis(), -std::f64::consts::FRAC_PI_2),
+        UnitQuaternion::identity(),
+    ];
+    let mut edges = Vec::with_capacity(12);
+    for (axis, rotation) in onto.iter().enumerate() {
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        for k in 0..4 {
+            let mut centre = Vector3::zeros();
+            centre[u] = if k & 1 == 0 { -half[u] } else { half[u] };
+            centre[v] = if k & 2 == 0 { -half[v] } else { half[v] };
+            edges.push((
+                axis,
+                Isometry3::from_parts(Translation3::from(centre), *rotation),
+            ));
+        }
+    }
+    edges
+}
+
 #[cfg(test)]
 mod tests {
     use super::Role::{self, *};
 
     #[test]
     fn vertex_spheres_replace_box_box_pairs_only() {
-        let roles = [Box, Vertex(0), Other];
+        let roles = [Box, Vertex(0), Other, Edge(0)];
         let expected = [
-            // Box with: box, vertex sphere, other shape.
-            [false, true, true],
-            // Vertex sphere with: box, vertex sphere, other shape.
-            [true, false, false],
-            // Other shape with: box, vertex sphere, other shape.
-            [true, false, true],
+            // Box with: box, vertex sphere, other shape, edge capsule.
+            [false, true, true, false],
+            // Vertex sphere with: box, vertex sphere, other shape, edge capsule.
+            [true, false, false, false],
+            // Other shape with: box, vertex sphere, other shape, edge capsule.
+            [true, false, true, false],
+            // Edge capsule with: box, vertex sphere, other shape, edge capsule.
+            [false, false, false, true],
         ];
         for (i, a) in roles.iter().enumerate() {
             for (j, b) in roles.iter().enumerate() {

@@ -105,8 +105,8 @@ impl std::fmt::Display for CollisionError {
 impl std::error::Error for CollisionError {}
 
 /// Signed distance, contact points and normal of shape `a` at `pose_a` and shape `b` at
-/// `pose_b` (poses map shape coordinates to world coordinates). Sphere–sphere and sphere–box
-/// use closed forms; every other pair the portal algorithm of [`mpr`].
+/// `pose_b` (poses map shape coordinates to world coordinates). Sphere–sphere, sphere–box and
+/// capsule–capsule use closed forms; every other pair the portal algorithm of [`mpr`].
 pub fn distance(
     a: &Shape,
     pose_a: &Isometry3<f64>,
@@ -142,8 +142,31 @@ pub fn distance(
                     .swapped(),
             )
         }
+        (Core::Segment { half_length: ha }, Core::Segment { half_length: hb }) => {
+            centre(pose_a)?;
+            centre(pose_b)?;
+            let (p0, p1) = segment_ends(pose_a, *ha);
+            let (q0, q1) = segment_ends(pose_b, *hb);
+            Ok(analytic::distance_segment_segment(
+                &p0,
+                &p1,
+                a.margin(),
+                &q0,
+                &q1,
+                b.margin(),
+            ))
+        }
         _ => mpr::signed_distance(a, pose_a, b, pose_b),
     }
+}
+
+/// The world ends of a segment core (along its z axis, `half_length` either side of the
+/// origin) at `pose`.
+pub fn segment_ends(pose: &Isometry3<f64>, half_length: f64) -> (Point3<f64>, Point3<f64>) {
+    (
+        pose * Point3::new(0.0, 0.0, -half_length),
+        pose * Point3::new(0.0, 0.0, half_length),
+    )
 }
 
 fn centre(pose: &Isometry3<f64>) -> Result<Point3<f64>, CollisionError> {

@@ -102,9 +102,14 @@ pub fn resultant_modulus(a: &SolidMaterial, b: &SolidMaterial) -> Result<f64, Co
 /// cor_reg: [`COR_AT_REST`] at `impact_velocity` = 0, `cor` from `v_small` on, smoothstep
 /// between, never below [`COR_AT_REST`].
 pub fn regularized_cor(cor: f64, impact_velocity: f64, v_small: f64) -> f64 {
-    let s = (impact_velocity.abs() / v_small).clamp(0.0, 1.0);
-    let blend = s * s * (3.0 - 2.0 * s);
+    let blend = smoothstep(impact_velocity.abs() / v_small);
     (COR_AT_REST + (cor - COR_AT_REST) * blend).max(COR_AT_REST)
+}
+
+/// 0 below 0, 1 above 1, 3x² − 2x³ between: a C¹ blend.
+pub fn smoothstep(x: f64) -> f64 {
+    let s = x.clamp(0.0, 1.0);
+    s * s * (3.0 - 2.0 * s)
 }
 
 /// d = χ(cor_reg, n_geo) / max(|v⁻|, v_small) [s/m], with χ calibrated so that a single impact

@@ -144,6 +144,22 @@ proptest! {
         prop_assert_eq!(distance(&a, &pa, &b, &pb).unwrap(), exact);
     }
 
+    /// Capsules (the edge capsules of boxes): separated, and penetrating less than the two
+    /// radii (the cores apart). `distance` takes the closed form.
+    #[test]
+    fn portal_matches_capsule_capsule(
+        da in 0.05..0.5f64, la in 0.05..1.0f64, db in 0.05..0.5f64, lb in 0.05..1.0f64,
+        pa in arb_pose(1.0), pb in arb_pose(1.0),
+    ) {
+        let capsule = |diameter, length| Shape::new(&ShapeSpec::Capsule { diameter, length }).unwrap();
+        let (a, b) = (capsule(da, la), capsule(db, lb));
+        let exact = distance(&a, &pa, &b, &pb).unwrap();
+        prop_assume!(exact.distance > -(da + db) / 2.0 + 1e-3);
+        let c = mpr::signed_distance(&a, &pa, &b, &pb).unwrap();
+        prop_assert!((c.distance - exact.distance).abs() < TOL, "{} vs {}", c.distance, exact.distance);
+        assert_on_surfaces(&exact, &a, &pa, &b, &pb, 1e-9)?;
+    }
+
     /// Axis-aligned boxes: separated, and penetrating no deeper than the two smoothing radii.
     #[test]
     fn portal_matches_axis_aligned_boxes(

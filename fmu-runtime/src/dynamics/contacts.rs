@@ -7,12 +7,16 @@
 //! (it started between two events, or at the start time) uses its present approach speed, so
 //! that penetrating shapes always push each other apart.
 
+use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
 use super::mechanism::Mechanism;
 use super::residual::Workspace;
-use crate::assembly::{CollisionPair, CollisionSet};
-use crate::collision::response::{contact_force, ContactLaw, ContactResponse, ContactState};
-use crate::collision::{distance, Contact};
+use crate::assembly::{CollisionPair, CollisionSet, Role};
+use crate::collision::analytic::closest_parameters;
+use crate::collision::response::{
+    contact_force, smoothstep, ContactLaw, ContactResponse, ContactState,
+};
+use crate::collision::{distance, segment_ends, Contact, Core};
 use nalgebra::{Isometry3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
 /// A body's pose as an isometry (body frame → world).
@@ -22,16 +26,33 @@ fn body_pose(motion: &BodyMotion) -> Isometry3<f64> {
     Isometry3::from_parts(Translation3::from(motion.r), rotation)
 }
 
-/// The narrow-phase result of one pair at the workspace's kinematics.
+/// Writes the world pose of every collider at the workspace's kinematics into
+/// [`Workspace::collider_poses`]: one rotation-matrix-to-quaternion conversion per body, once
+/// per evaluation, instead of two per pair. Called after every forward pass.
+pub(super) fn update_collider_poses(mechanism: &Mechanism, ws: &mut Workspace) {
+    let set = &mechanism.collisions;
+    ws.collider_poses.clear();
+    let mut body = usize::MAX;
+    let mut pose = Isometry3::identity();
+    for collider in &set.colliders {
+        // A body's colliders mostly follow each other (an object's vertex spheres follow its
+        // box): its pose is converted again only when the body changes.
+        if collider.body != body {
+            body = collider.body;
+            pose = body_pose(&ws.motion[body]);
+        }
+        ws.collider_poses.push(pose * collider.pose);
+    }
+}
+
+/// The narrow-phase result of one pair at the colliders' `poses`.
 fn pair_contact(
     set: &CollisionSet,
     pair: &CollisionPair,
-    motion: &[BodyMotion],
+    poses: &[Isometry3<f64>],
 ) -> Option<Contact> {
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
-    let pose_a = body_pose(&motion[a.body]) * a.pose;
-    let pose_b = body_pose(&motion[b.body]) * b.pose;
-    distance(&a.shape, &pose_a, &b.shape, &pose_b).ok()
+    distance(&a.shape, &poses[pair.a], &b.shape, &poses[pair.b]).ok()
 }
 
 /// Velocity of b's material point at `point` minus a's, and b's angular velocity minus a's.
@@ -53,14 +74,15 @@ fn relative_velocity(
 /// The narrow-phase result of pair `index` at the workspace's kinematics (for outputs).
 pub fn pair_contact_at(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<Contact> {
     let set = &mechanism.collisions;
-    pair_contact(set, &set.pairs[index], &ws.motion)
+    pair_contact(set, &set.pairs[index], &ws.collider_poses)
 }
 
 /// The signed distance of every pair (zero-crossing functions). Shapes whose bounding spheres
 /// are far apart get the distance of those spheres instead of the narrow phase: positive,
 /// continuous enough for root finding, and cheap.
-pub fn distances(mechanism: &Mechanism, motion: &[BodyMotion], out: &mut [f64]) {
+pub fn distances(mechanism: &Mechanism, ws: &Workspace, out: &mut [f64]) {
     let set = &mechanism.collisions;
+    let motion = &ws.motion;
     for (value, pair) in out.iter_mut().zip(&set.pairs) {
         let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
         let ca = motion[a.body].r + motion[a.body].rotation * a.pose.translation.vector;
@@ -69,18 +91,19 @@ pub fn distances(mechanism: &Mechanism, motion: &[BodyMotion], out: &mut [f64]) 
         *value = if gap > 0.1 * (a.shape.bounding_radius() + b.shape.bounding_radius()) {
             gap
         } else {
-            pair_contact(set, pair, motion).map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
+            pair_contact(set, pair, &ws.collider_poses)
+                .map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
         };
     }
 }
 
 /// The approach speed (δ̇ ≥ 0 while approaching) of a pair, for recording at contact start.
-pub fn approach_speed(mechanism: &Mechanism, motion: &[BodyMotion], pair: usize) -> f64 {
+pub fn approach_speed(mechanism: &Mechanism, ws: &Workspace, pair: usize) -> f64 {
     let set = &mechanism.collisions;
     let pair = &set.pairs[pair];
-    match pair_contact(set, pair, motion) {
+    match pair_contact(set, pair, &ws.collider_poses) {
         Some(contact) => {
-            let (v, _) = relative_velocity(set, pair, motion, &contact.point().coords);
+            let (v, _) = relative_velocity(set, pair, &ws.motion, &contact.point().coords);
             (-v.dot(&contact.normal)).max(0.0)
         }
         None => 0.0,
@@ -95,7 +118,7 @@ pub fn pair_response(
 ) -> Option<(Contact, ContactResponse)> {
     let set = &mechanism.collisions;
     let pair = &set.pairs[index];
-    let contact = pair_contact(set, pair, &ws.motion)?;
+    let contact = pair_contact(set, pair, &ws.collider_poses)?;
     if contact.distance >= 0.0 {
         return None;
     }
@@ -106,12 +129,51 @@ pub fn pair_response(
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
     let law = ContactLaw::at_contact_start(a.solid, b.solid, &pair.material, pair.geometry, impact)
         .ok()?;
-    Some((contact, contact_force(&law, &state)))
+    let mut response = contact_force(&law, &state);
+    if let (Role::Edge(_), Role::Edge(_)) = (a.role, b.role) {
+        let weight = edge_weight(set, pair, &ws.collider_poses);
+        response.force *= weight;
+        response.torque *= weight;
+        response.normal_force *= weight;
+        response.friction_force *= weight;
+    }
+    Some((contact, response))
+}
+
+/// Below this sine of the angle between two edges they count as parallel (10°).
+const SIN_PARALLEL: f64 = 0.17;
+
+/// How much of an edge–edge contact acts: 1 where the edges cross at an angle, away from their
+/// ends; fading to 0 (C¹) within one margin of either edge's end, where the vertex sphere there
+/// takes over, and for edges within about 10° of parallel, which lie along each other as on a
+/// face, where the vertex spheres hold the box.
+fn edge_weight(set: &CollisionSet, pair: &CollisionPair, poses: &[Isometry3<f64>]) -> f64 {
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let (Core::Segment { half_length: ha }, Core::Segment { half_length: hb }) =
+        (a.shape.core(), b.shape.core())
+    else {
+        return 1.0;
+    };
+    let (p0, p1) = segment_ends(&poses[pair.a], *ha);
+    let (q0, q1) = segment_ends(&poses[pair.b], *hb);
+    let (s, t) = closest_parameters(&p0, &p1, &q0, &q1);
+    let (da, db) = (p1 - p0, q1 - q0);
+    let sin = da.cross(&db).norm() / (da.norm() * db.norm()).max(f64::MIN_POSITIVE);
+    let inside = |u: f64, length: f64, margin: f64| smoothstep(u.min(1.0 - u) * length / margin);
+    smoothstep(sin / SIN_PARALLEL)
+        * inside(s, 2.0 * ha, a.shape.margin())
+        * inside(t, 2.0 * hb, b.shape.margin())
 }
 
 /// Adds the contact loads of every penetrating pair (inertial-minus-applied convention: the
-/// force on b is subtracted from b's load, added to a's).
+/// force on b is subtracted from b's load, added to a's). Each body's contact loads are summed
+/// exactly ([`ExactSum`]), so that the result does not depend on the order of the pairs: in a
+/// mirror-symmetric scene a body and its mirror image get mirror-image loads to the last bit.
 pub fn apply_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
+    ws.contact_loads
+        .iter_mut()
+        .flatten()
+        .for_each(ExactSum::clear);
     for index in 0..mechanism.collisions.pairs.len() {
         let Some((contact, response)) = pair_response(mechanism, ws, index) else {
             continue;
@@ -122,8 +184,16 @@ pub fn apply_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
             let body = mechanism.collisions.colliders[collider].body;
             let arm = point - ws.motion[body].r;
             let force = response.force * sign;
-            ws.force[body] -= force;
-            ws.torque[body] -= arm.cross(&force) + response.torque * sign;
+            let torque = arm.cross(&force) + response.torque * sign;
+            let sums = &mut ws.contact_loads[body];
+            for i in 0..3 {
+                sums[i].add(force[i]);
+                sums[3 + i].add(torque[i]);
+            }
         }
+    }
+    for (body, sums) in ws.contact_loads.iter().enumerate() {
+        ws.force[body] -= Vector3::from_fn(|i, _| sums[i].value());
+        ws.torque[body] -= Vector3::from_fn(|i, _| sums[3 + i].value());
     }
 }

@@ -4,7 +4,9 @@
 
 pub mod contacts;
 mod drive;
+mod exact_sum;
 mod initial;
+mod jacobian;
 mod kinematics;
 mod loops;
 mod mechanism;
@@ -12,10 +14,12 @@ mod reactions;
 mod residual;
 
 pub use drive::{Coupling, Drive, DrivePart};
+pub use exact_sum::ExactSum;
 pub use initial::{
     assemble, consistent_derivatives, AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE,
     RANK_TOLERANCE,
 };
+pub use jacobian::Branches;
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
 pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};

@@ -18,6 +18,7 @@
 //! that equation; the rotation is always computed from Q/|Q| and a term k·(1 − |Q|²)·Q pulls the
 //! norm back to 1, so that the integrator's rounding cannot make it drift.
 
+use super::exact_sum::ExactSum;
 use super::kinematics::{
     forward_pass, BodyMotion, FreeCoordinates, JointCoordinates, ScalarCoordinates,
 };
@@ -26,7 +27,7 @@ use super::mechanism::{Mechanism, Motion};
 use crate::model::{
     DcMotorSpec, DriveSource, FlangeMode, ForceKind, MotorVoltage, SpeedControlSpec,
 };
-use nalgebra::{Quaternion, Vector3};
+use nalgebra::{Isometry3, Quaternion, Vector3};
 
 /// Rate [1/s] at which the quaternion norm is pulled back to 1.
 const QUATERNION_NORM_RATE: f64 = 1.0;
@@ -120,6 +121,11 @@ pub struct Workspace {
     /// The discrete state of contacts: per collision pair, the approach speed δ̇⁻ recorded when
     /// its contact started ([`super::contacts`]); `None` while the pair is apart.
     pub impacts: Vec<Option<f64>>,
+    /// Per body, the exact sums of its contact forces (x, y, z) and torques (x, y, z)
+    /// ([`super::contacts::apply_contact_loads`]).
+    pub contact_loads: Vec<[ExactSum; 6]>,
+    /// World pose of every collider ([`super::contacts`]), refreshed by every forward pass.
+    pub collider_poses: Vec<Isometry3<f64>>,
 }
 
 impl Workspace {
@@ -137,6 +143,8 @@ impl Workspace {
             mu_force: vec![Vector3::zeros(); n],
             mu_torque: vec![Vector3::zeros(); n],
             impacts: vec![None; mechanism.collisions.pairs.len()],
+            contact_loads: vec![Default::default(); n],
+            collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),
         }
     }
 }
@@ -152,6 +160,7 @@ pub fn kinematics(
 ) {
     read_coordinates(mechanism, inputs, ws, y, yp);
     forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
+    super::contacts::update_collider_poses(mechanism, ws);
 }
 
 /// Evaluates f(t, y, ẏ) into `res` (all slices of length `mechanism.len()`).
@@ -166,6 +175,7 @@ pub fn residual(
     read_coordinates(mechanism, inputs, ws, y, yp);
     kinematic_equations(mechanism, y, yp, res);
     forward_pass(mechanism, &ws.coordinates, &mut ws.motion, &mut ws.axes);
+    super::contacts::update_collider_poses(mechanism, ws);
     backward_pass(mechanism, ws, yp, res);
     drive_equations(mechanism, inputs, ws, y, yp, res);
     equations_of_motion(mechanism, inputs, ws, res);

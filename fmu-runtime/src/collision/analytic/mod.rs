@@ -2,8 +2,10 @@
 //! uses them automatically; each agrees with [`super::mpr::signed_distance`] within its
 //! tolerance (property tests in `super::tests`).
 
+mod segment_segment;
 mod sphere_box;
 mod sphere_sphere;
 
+pub use segment_segment::{closest_parameters, distance_segment_segment};
 pub use sphere_box::distance_sphere_box;
 pub use sphere_sphere::distance_sphere_sphere;
