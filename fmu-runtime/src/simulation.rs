@@ -160,15 +160,26 @@ impl MechanismDae {
 
     /// Fills the workspace (kinematics, drive forces) for the instant t with y, ẏ.
     fn evaluate_at(&mut self, t: f64, y: &[f64], yp: &[f64]) {
+        self.mechanism_residual(t, y, yp, None);
+    }
+
+    /// The mechanism's residual at t into `out` (`None`: into the scratch buffer), with the
+    /// inputs applied for t; leaves the workspace filled for that instant. `y`, `ẏ` and `out`
+    /// may be longer than the mechanism (padding): only its part is read and written.
+    fn mechanism_residual(&mut self, t: f64, y: &[f64], yp: &[f64], out: Option<&mut [f64]>) {
         self.apply_inputs(t);
         let n = self.mechanism.len();
+        let out = match out {
+            Some(out) => &mut out[..n],
+            None => &mut self.scratch[..n],
+        };
         residual(
             &self.mechanism,
             &self.inputs,
             &mut self.workspace,
             &y[..n],
             &yp[..n],
-            &mut self.scratch,
+            out,
         );
     }
 
@@ -199,16 +210,8 @@ impl DaeSystem for MechanismDae {
         yp: &[f64],
         res: &mut [f64],
     ) -> Result<(), CallbackError> {
-        self.apply_inputs(t);
+        self.mechanism_residual(t, y, yp, Some(res));
         let n = self.mechanism.len();
-        residual(
-            &self.mechanism,
-            &self.inputs,
-            &mut self.workspace,
-            &y[..n],
-            &yp[..n],
-            &mut res[..n],
-        );
         for (r, p) in res[n..].iter_mut().zip(&yp[n..]) {
             *r = *p;
         }
