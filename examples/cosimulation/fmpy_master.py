@@ -44,14 +44,19 @@ import subprocess
 import sys
 import tempfile
 import time as clock
-from ctypes import CFUNCTYPE, c_char_p, c_int, c_void_p
-from ctypes import cast as ctypes_cast
+from ctypes import byref
 from dataclasses import dataclass
 from pathlib import Path
 
 import fmpy
 import numpy as np
-from fmpy.fmi2 import FMU2Slave, defaultCallbacks, fmi2CallbackFunctions
+from fmpy.fmi2 import (
+    FMU2Slave,
+    defaultCallbacks,
+    fmi2CallbackFunctions,
+    fmi2CallbackLoggerTYPE,
+)
+from fmpy.logging import addLoggerProxy
 
 from mechanisms import CRANK, FOURBAR_CRANK, ROBOT_ARM, Mechanism
 
@@ -60,10 +65,6 @@ REPOSITORY = HERE.parents[1]
 #: How an fmu3d FMU reports the integrator's work of one fmi2DoStep (log category
 #: logSolverStats, see fmu-runtime/src/fmi2/instance.rs).
 IDA_STEPS = re.compile(r"(\d+) IDA steps")
-#: An fmu3d FMU calls the logger with the format "%s" and the message as its one variadic
-#: argument (docs/fmi.md); ctypes cannot declare a variadic callback, but on x86-64 (and
-#: aarch64) the first variadic pointer arrives where a sixth parameter would: read it there.
-LOGGER_WITH_ARGUMENT = CFUNCTYPE(None, c_void_p, c_char_p, c_int, c_char_p, c_char_p, c_char_p)
 
 
 class Slave:
@@ -88,10 +89,13 @@ class Slave:
         callbacks = None
         if count_ida_steps:
             callbacks = fmi2CallbackFunctions()
-            self._logger = LOGGER_WITH_ARGUMENT(self._log)  # kept alive with the instance
-            callbacks.logger = ctypes_cast(self._logger, type(defaultCallbacks.logger))
+            self._logger = fmi2CallbackLoggerTYPE(self._log)  # kept alive with the instance
+            callbacks.logger = self._logger
             callbacks.allocateMemory = defaultCallbacks.allocateMemory
             callbacks.freeMemory = defaultCallbacks.freeMemory
+            # The logger is variadic (fmu3d passes "%s" and the message); fmpy's native proxy
+            # formats the message before it reaches the Python callback.
+            addLoggerProxy(byref(callbacks))
         self.fmu.instantiate(callbacks=callbacks)
         if count_ida_steps:
             self.fmu.setDebugLogging(True, ["logSolverStats"])
@@ -101,8 +105,8 @@ class Slave:
             self.set(variable, value)
         self.fmu.exitInitializationMode()
 
-    def _log(self, environment, instance, status, category, message_format, message):
-        if category == b"logSolverStats" and message_format == b"%s":
+    def _log(self, environment, instance, status, category, message):
+        if category == b"logSolverStats":
             found = IDA_STEPS.search(message.decode())
             self.ida_steps += int(found.group(1)) if found else 0
 
