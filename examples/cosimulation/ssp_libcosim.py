@@ -30,10 +30,11 @@ from libcosim_master import connections, record
 from mechanisms import CRANK
 
 
-def build_ssp(out, drive_fmu, step=1e-3, stop_time=2.0, J_drive=None):
+def build_ssp(out, drive_fmu, step=1e-3, stop_time=2.0, J_drive=None, drive_parameters=None):
     """`fmu3d ssp` for the crank (built from crank.m3d) and the drive FMU. `J_drive`: the
     crank's parameter (the motor inertia reflected through the gear), by default J_m*ratio^2
-    from the drive's parameters."""
+    from the drive's parameters. `drive_parameters`: values for the drive's own parameters
+    (float, int or bool, written as ssv:Real, ssv:Integer or ssv:Boolean)."""
     (drive,) = CRANK.drives
     if J_drive is None:
         J_drive = drive.reflected_inertia()
@@ -41,6 +42,9 @@ def build_ssp(out, drive_fmu, step=1e-3, stop_time=2.0, J_drive=None):
                "--fmu", f"{drive.instance_name}={drive_fmu}"]
     for source, output, target, input_ in connections(CRANK):
         command += ["--connect", f"{source}.{output}={target}.{input_}"]
+    for name, value in (drive_parameters or {}).items():
+        text = str(value).lower() if isinstance(value, bool) else repr(value)
+        command += ["--param", f"{drive.instance_name}.{name}={text}"]
     command += ["--param", f"{CRANK.name}.{drive.inertia_parameter}={J_drive!r}",
                 "--step", repr(step), "--stop-time", repr(stop_time), "-o", str(out)]
     subprocess.run(command, check=True, capture_output=True, text=True)

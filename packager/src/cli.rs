@@ -78,7 +78,7 @@ pub struct SspArgs {
     /// COMPONENT.VARIABLE, e.g. crank.crank.tau (repeatable).
     #[arg(long = "connect", value_name = "A.OUTPUT=B.INPUT")]
     pub connections: Vec<String>,
-    /// Set a parameter of a component (repeatable).
+    /// Set a Real, Integer or Boolean (true/false) parameter of a component (repeatable).
     #[arg(long = "param", value_name = "COMPONENT.PARAMETER=VALUE")]
     pub parameters: Vec<String>,
     /// Communication step [s] for fixed-step masters (default: the model's output interval).

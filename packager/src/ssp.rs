@@ -59,7 +59,44 @@ struct Component {
     fmu: Vec<u8>,
     connectors: Vec<Connector>,
     /// Parameter values set by `--param`, in the order given.
-    parameters: Vec<(String, f64)>,
+    parameters: Vec<(String, ParameterValue)>,
+}
+
+/// A `--param` value, typed by the parameter it sets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ParameterValue {
+    Real(f64),
+    Integer(i64),
+    Boolean(bool),
+}
+
+impl ParameterValue {
+    /// Reads `text` as a value of the FMI type `type_name`; `None` when it is not one.
+    fn parse(type_name: &str, text: &str) -> Option<ParameterValue> {
+        match type_name {
+            "Real" => text
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .map(ParameterValue::Real),
+            "Integer" => text.parse().ok().map(ParameterValue::Integer),
+            "Boolean" => match text {
+                "true" | "1" => Some(ParameterValue::Boolean(true)),
+                "false" | "0" => Some(ParameterValue::Boolean(false)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The SSV element and its `value` attribute.
+    fn element(&self) -> (&'static str, String) {
+        match self {
+            ParameterValue::Real(v) => ("ssv:Real", real(*v)),
+            ParameterValue::Integer(v) => ("ssv:Integer", v.to_string()),
+            ParameterValue::Boolean(v) => ("ssv:Boolean", v.to_string()),
+        }
+    }
 }
 
 impl Component {
@@ -157,20 +194,22 @@ pub fn run(args: &SspArgs) -> Result<(), String> {
     for text in &args.parameters {
         let (reference, value) = split_once(text, '=', "--param", "COMPONENT.PARAMETER=VALUE")?;
         let (component, parameter) = split_reference(reference, "--param")?;
-        let value: f64 = value
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite())
-            .ok_or_else(|| format!("--param {text}: `{value}` is not a finite number"))?;
         let index = find_component(&components, component)?;
         let connector = components[index].connector(parameter)?;
-        if connector.kind != "parameter" || connector.type_name != "Real" {
+        if connector.kind != "parameter" || connector.type_name == "String" {
             return Err(format!(
-                "--param {text}: `{parameter}` of `{component}` is a {} {}, not a Real parameter \
-                 that can be set",
+                "--param {text}: `{parameter}` of `{component}` is a {} {}, not a Real, Integer \
+                 or Boolean parameter that can be set",
                 connector.type_name, connector.kind
             ));
         }
+        let value = ParameterValue::parse(&connector.type_name, value).ok_or_else(|| {
+            format!(
+                "--param {text}: `{value}` is not a {} value (Real: a finite number; Integer: a \
+                 whole number; Boolean: true or false)",
+                connector.type_name
+            )
+        })?;
         components[index]
             .parameters
             .push((parameter.to_string(), value));
@@ -462,10 +501,11 @@ fn write_parameter_bindings(w: &mut Writer<Vec<u8>>, component: &Component) -> i
                                                 w.create_element("ssv:Parameter")
                                                     .with_attribute(("name", name.as_str()))
                                                     .write_inner_content(|w| {
-                                                        w.create_element("ssv:Real")
+                                                        let (element, text) = value.element();
+                                                        w.create_element(element)
                                                             .with_attribute((
                                                                 "value",
-                                                                real(*value).as_str(),
+                                                                text.as_str(),
                                                             ))
                                                             .write_empty()?;
                                                         Ok(())
@@ -483,4 +523,33 @@ fn write_parameter_bindings(w: &mut Writer<Vec<u8>>, component: &Component) -> i
             Ok(())
         })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ParameterValue;
+
+    #[test]
+    fn parameter_values_take_the_type_of_their_parameter() {
+        let parse = ParameterValue::parse;
+        assert_eq!(parse("Real", "0.25"), Some(ParameterValue::Real(0.25)));
+        assert_eq!(parse("Real", "inf"), None);
+        assert_eq!(parse("Integer", "-3"), Some(ParameterValue::Integer(-3)));
+        assert_eq!(parse("Integer", "2.5"), None);
+        assert_eq!(
+            parse("Boolean", "true"),
+            Some(ParameterValue::Boolean(true))
+        );
+        assert_eq!(parse("Boolean", "0"), Some(ParameterValue::Boolean(false)));
+        assert_eq!(parse("Boolean", "yes"), None);
+        assert_eq!(parse("String", "x"), None);
+        assert_eq!(
+            ParameterValue::Integer(7).element(),
+            ("ssv:Integer", "7".to_string())
+        );
+        assert_eq!(
+            ParameterValue::Boolean(false).element(),
+            ("ssv:Boolean", "false".to_string())
+        );
+    }
 }

@@ -307,11 +307,11 @@ fn mistakes_fail_with_a_message_and_leave_no_file() {
         ),
         (
             &["--param", "crank.crank.w=1"],
-            "`crank.w` of `crank` is a Real output, not a Real parameter",
+            "`crank.w` of `crank` is a Real output, not a Real, Integer or Boolean parameter",
         ),
         (
             &["--param", "crank.J_drive=heavy"],
-            "`heavy` is not a finite number",
+            "`heavy` is not a Real value (Real: a finite number;",
         ),
         (
             &["--connect", "crank.crank.w"],

@@ -40,11 +40,16 @@ def system(crank_example):
     return ssp_libcosim.build_ssp(folder / "system.ssp", drive, step=1e-3, stop_time=STOP_TIME)
 
 
-def test_the_ssd_validates_against_the_ssp_schema(system):
+def assert_valid_ssd(ssp):
+    """The archive's SystemStructure.ssd against the SSP 1.0 schema that fmpy ships."""
     schema_folder = os.path.join(os.path.dirname(fmpy.ssp.__file__), "schema")
     schema = etree.XMLSchema(file=os.path.join(schema_folder, "SystemStructureDescription.xsd"))
-    document = etree.fromstring(zipfile.ZipFile(system).read("SystemStructure.ssd"))
+    document = etree.fromstring(zipfile.ZipFile(ssp).read("SystemStructure.ssd"))
     assert schema.validate(document), schema.error_log
+
+
+def test_the_ssd_validates_against_the_ssp_schema(system):
+    assert_valid_ssd(system)
     ssd = read_ssd(str(system), validate=True)
     assert sorted(c.name for c in ssd.system.elements) == ["crank", "drive_crank"]
     connections = sorted((c.startElement, c.startConnector, c.endElement, c.endConnector)
@@ -79,3 +84,24 @@ def test_parameter_values_of_the_system_reach_the_fmus(crank_example):
     assert execution.simulate_until(10_000_000)
     (J_drive,) = last.last_real_values(crank, [vr["J_drive"]])
     assert J_drive == 0.0035
+
+
+def test_boolean_parameters_of_the_system_reach_the_fmus(crank_example):
+    """A Boolean parameter of the drive (`position_control`) bound in the system as ssv:Boolean:
+    libcosim sets it before the run. Its default is false, so a true read back came from the
+    system."""
+    _, drive, folder = crank_example
+    ssp = ssp_libcosim.build_ssp(folder / "boolean.ssp", drive, step=1e-3, stop_time=0.01,
+                                 drive_parameters={"position_control": True})
+    ssd = zipfile.ZipFile(ssp).read("SystemStructure.ssd").decode()
+    assert '<ssv:Boolean value="true"/>' in ssd
+    assert_valid_ssd(ssp)
+    execution = CosimExecution.from_ssp_file(str(ssp))
+    (instance,) = [d.instance_name for d in ssp_libcosim.CRANK.drives]
+    slave = execution.slave_index_from_instance_name(instance)
+    vr = {v.name.decode(): v.reference for v in execution.slave_variables(slave)}
+    last = CosimObserver.create_last_value()
+    execution.add_observer(last)
+    assert execution.simulate_until(10_000_000)
+    (position_control,) = last.last_boolean_values(slave, [vr["position_control"]])
+    assert position_control is True or position_control == 1
