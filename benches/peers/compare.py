@@ -180,7 +180,9 @@ class RollingBall:
         return 5.0 / 7.0 * self.v0
 
     def t_slip_below(self, threshold: float) -> float:
-        """Analytic time at which the slip speed falls below `threshold`."""
+        """Analytic time at which the slip speed falls below `threshold`: (v0 − ε) / (7/2 μ_k g).
+        Under Coulomb's law, and so for fmu3d wherever ε ≥ its v_small (above v_small its friction
+        force is the full μ_k f_n)."""
         return self.t_roll * (1.0 - threshold / self.v0)
 
 
@@ -189,19 +191,24 @@ SLIP_THRESHOLDS = (1e-3, 1e-2)  # [m/s]
 ROLLING_BALL_TABLE_LENGTH = 24.0  # [m]: starting 1.5 m left of the centre, the ball covers 11 m
 
 
-def rolling_ball_variant(source: Path, workdir: Path) -> Path:
+def rolling_ball_variant(source: Path, workdir: Path, v_small: float | None = None) -> Path:
     """The shipped model with the table lengthened so the ball stays on it for 5 s, and without
-    rolling resistance (mu_r = 0), so that the closed form above is the exact reference."""
+    rolling resistance (mu_r = 0), so that the closed form above is the exact reference; with
+    `v_small` [m/s], its contact pair's friction regularization set to that speed instead of the
+    model's default."""
     text = source.read_text()
     edits = [
         (r"(mu_r = )[\d.]+", r"\g<1>0"),
         (r"lengths = \[4, ", f"lengths = [{ROLLING_BALL_TABLE_LENGTH:g}, "),
     ]
+    if v_small is not None:
+        edits.append((r"(v_small = )[\d.e-]+ m/s", f"\\g<1>{v_small:g} m/s"))
     for pattern, replacement in edits:
         text, count = re.subn(pattern, replacement, text, count=1)
         if count != 1:
             sys.exit(f"error: {source} no longer has `{pattern}`; update {__file__}")
-    variant = workdir / "rolling_ball.m3d"
+    name = "rolling_ball" if v_small is None else f"rolling_ball_v_small_{v_small:g}"
+    variant = workdir / f"{name}.m3d"
     variant.write_text(text)
     return variant
 
@@ -239,7 +246,17 @@ def slip_metrics(
     return metrics
 
 
-def rolling_ball_fmu3d(model: Path, ball: RollingBall, stop: float, repeat: int) -> list[Run]:
+# fmu3d's settings on the rolling ball: (name, v_small [m/s] or None for the model's default,
+# tolerance or None for the model's). 0.1 mm/s puts both slip thresholds above v_small, where
+# fmu3d's friction law is Coulomb's.
+FMU3D_ROLLING_SETTINGS = (
+    ("model's tol 1e-8", None, None),
+    ("tol 1e-6", None, 1e-6),
+    ("v_small 0.1 mm/s, tol 1e-8", 1e-4, None),
+)
+
+
+def rolling_ball_fmu3d(workdir: Path, ball: RollingBall, stop: float, repeat: int) -> list[Run]:
     """The timed run at the model's output interval gives the wall time, the statistics and the
     final speed. The transition is located on the integrator's dense output: a second run over
     twice t* with outputs every 10 µs (1 ms samples would add their own interpolation error)."""
@@ -249,7 +266,8 @@ def rolling_ball_fmu3d(model: Path, ball: RollingBall, stop: float, repeat: int)
         return slip_metrics(ball, columns["time"], vec("v"), vec("w"), columns["ball.r[2]"], up=1)
 
     runs = []
-    for setting, tolerance in (("model's tol 1e-8", None), ("tol 1e-6", 1e-6)):
+    for setting, v_small, tolerance in FMU3D_ROLLING_SETTINGS:
+        model = rolling_ball_variant(REPO / "models" / "rolling_ball.m3d", workdir, v_small)
         run, columns = run_fmu3d(model, stop, tolerance, repeat, setting)
         _, dense = run_fmu3d(model, 2 * ball.t_roll, tolerance, 1, setting, output_step=1e-5)
         final = metrics(columns)
@@ -558,7 +576,7 @@ def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[st
     checked = check_model(model)
     p = checked.parameters
     ball = RollingBall(p["r"], p["v0"], p["mu_k"], checked.masses["ball"])
-    runs = rolling_ball_fmu3d(model, ball, stop, repeat)
+    runs = rolling_ball_fmu3d(workdir, ball, stop, repeat)
     half = ROLLING_BALL_TABLE_LENGTH / 2
     table_pair = shipped_pairs()[frozenset(("billiard_ball", "billiard_table"))]
     scene = Scene(
@@ -591,7 +609,8 @@ def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[st
     )
     return (
         f"rolling_ball ({stop:g} s): r = {ball.radius} m, m = {ball.mass:.4f} kg, "
-        f"v0 = {ball.v0} m/s, mu_k = {ball.mu_k}, mu_r = 0; closed form t* = "
+        f"v0 = {ball.v0} m/s, mu_k = {ball.mu_k}, mu_r = 0, fmu3d's v_small = "
+        f"{p['v_small']:g} m/s unless the setting says otherwise; closed form t* = "
         f"{ball.t_roll * 1e3:.3f} ms, {exact}, v_roll = {ball.v_roll:.5f} m/s\n"
         + format_table(headers, rows)
     )
