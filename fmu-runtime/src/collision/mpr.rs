@@ -191,6 +191,12 @@ fn closest_points(pair: &Pair, eps: f64) -> Option<ClosestPoints> {
         return None;
     }
     let (distance, u, support) = best?;
+    if distance <= 0.0 {
+        // Separation not certified: round-off stopped the refinement with the origin on the
+        // portal (|v| at round-off level, no direction with a positive lower bound). The cores
+        // touch or overlap as far as the arithmetic can tell.
+        return None;
+    }
     let mut pa = Vector3::zeros();
     let mut pb = Vector3::zeros();
     for (s, w) in simplex.iter().zip(&weights) {

@@ -352,3 +352,80 @@ fn cone_side_against_ellipsoid_gap_is_the_distance() {
     // The core distance is 0.0102277059 m (upper and lower bound agree to 5e-11 m).
     assert!((c.distance - (0.0102277059 - 0.002)).abs() < 1e-10, "{c:?}");
 }
+
+/// Regression: a sphere whose centre lies inside a thin cone's core, 4.8 mm from the core's
+/// boundary. The refinement's portal passed through the origin to round-off (|v| = 2.5e-15 m,
+/// just above its touch threshold) and stopped on a repeated support point with no direction of
+/// positive lower bound; it reported the cores apart (the distance then was the margins'
+/// overlap, 4.8 mm too shallow; the best lower bound's planes made it 72 mm too deep). Without
+/// a certified separation the cores are taken as overlapping: the portal of the full shapes
+/// gives a depth at least the minimal one.
+#[test]
+fn sphere_centre_inside_a_cone_core_is_a_deep_penetration() {
+    let radius = 0.1983842626688255 / 2.0;
+    let a = sphere(2.0 * radius);
+    let b = Shape::new(&ShapeSpec::Cone {
+        diameter: 0.07929284390181913,
+        length: 0.90027412289752,
+    })
+    .unwrap();
+    let pose = |q: [f64; 4], t: [f64; 3]| {
+        Isometry3::from_parts(
+            Translation3::new(t[0], t[1], t[2]),
+            UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(q[3], q[0], q[1], q[2])),
+        )
+    };
+    let pa = pose(
+        [
+            -0.41234234646509627,
+            -0.5110884089177212,
+            0.5290057725068262,
+            0.5375084373626767,
+        ],
+        [0.18147492076788801, -0.532866560485509, 0.6406181134855671],
+    );
+    let pb = pose(
+        [
+            -0.5306863494396868,
+            -0.13448121242142366,
+            -0.555002277736074,
+            0.6263060543630505,
+        ],
+        [
+            -0.038043334217103056,
+            -0.9785236289533955,
+            0.42051782561921064,
+        ],
+    );
+    // Closed form: the sphere's centre in the cone's frame, against the core's cross-section,
+    // the triangle (0, base), (core radius, base), (0, apex) in the (ρ, z) half-plane.
+    let Core::Cone {
+        radius: core_radius,
+        base,
+        apex,
+    } = *b.core()
+    else {
+        unreachable!()
+    };
+    let centre = pb.inverse_transform_point(&Point3::from(pa.translation.vector));
+    let (rho, z) = (centre.x.hypot(centre.y), centre.z);
+    let inside = z > base && z < apex && rho < core_radius * (apex - z) / (apex - base);
+    assert!(inside, "{rho} {z}");
+    let to_segment = |p: [f64; 2], q: [f64; 2]| {
+        let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
+        let t = (((rho - p[0]) * dx + (z - p[1]) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
+        (rho - p[0] - dx * t).hypot(z - p[1] - dy * t)
+    };
+    let depth_in_core = to_segment([0.0, base], [core_radius, base])
+        .min(to_segment([core_radius, base], [0.0, apex]));
+    // Moving the ball out of the cone takes its centre out of the core and then its radius
+    // plus the cone's margin further.
+    let minimal_depth = depth_in_core + b.margin() + radius;
+    let c = distance(&a, &pa, &b, &pb).unwrap();
+    assert!(c.distance.is_finite());
+    assert!(
+        -c.distance >= minimal_depth - 1e-9,
+        "{} vs minimal depth {minimal_depth}",
+        c.distance
+    );
+}
