@@ -18,7 +18,8 @@
 //!    the portal's closest points are moved along the normal onto them, so that the gap between
 //!    the points along the normal is the distance. The margins are then subtracted. The
 //!    distance is never larger than the true one and below it by at most the final gap between
-//!    the bounds (docs/engine.md lists what that gap is for which shape pairs).
+//!    the bounds (docs/engine.md lists what that gap is for which shape pairs). Without any
+//!    positive lower bound the separation is not certified and the cores count as overlapping.
 //! 2. **Cores overlap** (a penetration deeper than the margins, or shapes without margin
 //!    touching): the classic MPR on the full shapes. A portal through which the ray from an
 //!    interior point of D towards the origin passes is found and refined until it lies on D's
