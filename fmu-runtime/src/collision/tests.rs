@@ -302,6 +302,14 @@ fn non_finite_pose_is_an_error() {
     assert!(distance(&s, &bad, &s, &Isometry3::identity()).is_err());
 }
 
+/// A pose as proptest prints it: the quaternion's coordinates [i, j, k, w], the translation.
+fn printed_pose(q: [f64; 4], t: [f64; 3]) -> Isometry3<f64> {
+    Isometry3::from_parts(
+        Translation3::new(t[0], t[1], t[2]),
+        UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(q[3], q[0], q[1], q[2])),
+    )
+}
+
 /// Regression (proptest's minimal case of `points_lie_on_the_surfaces`): a rounded cone against
 /// an ellipsoid, the cone's flat side facing the ellipsoid. The refinement stops on round-off
 /// (no more progress) with its last direction 1e-5 rad off the side's normal; the support along
@@ -320,14 +328,7 @@ fn cone_side_against_ellipsoid_gap_is_the_distance() {
         lengths: Vector3::new(0.6521793962917721, 0.561715434725999, 0.719963221471714),
     })
     .unwrap();
-    // The poses as proptest printed them: quaternion [i, j, k, w], translation.
-    let pose = |q: [f64; 4], t: [f64; 3]| {
-        Isometry3::from_parts(
-            Translation3::new(t[0], t[1], t[2]),
-            UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(q[3], q[0], q[1], q[2])),
-        )
-    };
-    let pa = pose(
+    let pa = printed_pose(
         [
             -0.6883617362319085,
             0.06557824030611588,
@@ -340,7 +341,7 @@ fn cone_side_against_ellipsoid_gap_is_the_distance() {
             -0.2759823182874777,
         ],
     );
-    let pb = pose(
+    let pb = printed_pose(
         [
             0.883580383010945,
             0.02527630899770051,
@@ -375,13 +376,7 @@ fn sphere_centre_inside_a_cone_core_is_a_deep_penetration() {
         length: 0.90027412289752,
     })
     .unwrap();
-    let pose = |q: [f64; 4], t: [f64; 3]| {
-        Isometry3::from_parts(
-            Translation3::new(t[0], t[1], t[2]),
-            UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(q[3], q[0], q[1], q[2])),
-        )
-    };
-    let pa = pose(
+    let pa = printed_pose(
         [
             -0.41234234646509627,
             -0.5110884089177212,
@@ -390,7 +385,7 @@ fn sphere_centre_inside_a_cone_core_is_a_deep_penetration() {
         ],
         [0.18147492076788801, -0.532866560485509, 0.6406181134855671],
     );
-    let pb = pose(
+    let pb = printed_pose(
         [
             -0.5306863494396868,
             -0.13448121242142366,
