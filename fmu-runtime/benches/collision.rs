@@ -1,6 +1,6 @@
 //! Cost of the narrow phase per pair and of the broad phase per scene, and whole simulations of
 //! the shipped contact models, as Markdown tables.
-//! `cargo bench -p fmu-runtime --bench collision`
+//! `cargo bench -p fmu-runtime --bench collision` (`-- --quick`: without the simulations)
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -116,6 +116,15 @@ fn main() {
         length: 0.5,
     })
     .unwrap();
+    let cone = Shape::new(&ShapeSpec::Cone {
+        diameter: 0.4,
+        length: 0.5,
+    })
+    .unwrap();
+    let ellipsoid = Shape::new(&ShapeSpec::Ellipsoid {
+        lengths: Vector3::new(0.5, 0.3, 0.4),
+    })
+    .unwrap();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let poses: Vec<(Isometry3<f64>, Isometry3<f64>)> =
         (0..1024).map(|_| (rng.pose(0.5), rng.pose(0.5))).collect();
@@ -127,6 +136,9 @@ fn main() {
         ("distance sphere–box", &sphere, &cuboid),
         ("distance box–box", &cuboid, &cuboid),
         ("distance cylinder–box", &cylinder, &cuboid),
+        ("distance cylinder–cylinder", &cylinder, &cylinder),
+        ("distance cone–ellipsoid", &cone, &ellipsoid),
+        ("distance ellipsoid–ellipsoid", &ellipsoid, &ellipsoid),
     ] {
         let ns = time_per_call(
             |i| {
@@ -157,5 +169,8 @@ fn main() {
         );
         println!("| broad phase, {n} spheres (AABBs + sweep and prune, {found} pairs) | {ns:.0} |");
     }
-    simulations();
+    // `-- --quick`: the query tables only, without the whole simulations.
+    if !std::env::args().any(|a| a == "--quick") {
+        simulations();
+    }
 }

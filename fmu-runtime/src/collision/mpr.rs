@@ -11,9 +11,15 @@
 //!    Each step takes the closest point v of the current portal (a triangle, or one of its edges
 //!    or vertices) to the origin, asks for the support point w = s_D(−v) and keeps the smallest
 //!    sub-portal of {portal, w} that holds the new closest point. |v| is an upper and v·w/|v| a
-//!    lower bound of the core distance; the loop stops when they agree within
-//!    [`DISTANCE_TOLERANCE`] (relative) or [`ABSOLUTE_TOLERANCE`] times the size of the pair.
-//!    The margins are then subtracted: the result is exact up to that tolerance.
+//!    lower bound of the core distance; the loop stops when the upper bound and the best lower
+//!    bound seen agree within [`DISTANCE_TOLERANCE`] (relative) or [`ABSOLUTE_TOLERANCE`] times
+//!    the size of the pair, or when round-off stops the progress. The answer is the direction
+//!    of the best lower bound: its two supporting planes give the normal and the distance, and
+//!    the portal's closest points are moved along the normal onto them, so that the gap between
+//!    the points along the normal is the distance. The margins are then subtracted. The
+//!    distance is never larger than the true one and below it by at most the final gap between
+//!    the bounds (docs/engine.md lists what that gap is for which shape pairs). Without any
+//!    positive lower bound the separation is not certified and the cores count as overlapping.
 //! 2. **Cores overlap** (a penetration deeper than the margins, or shapes without margin
 //!    touching): the classic MPR on the full shapes. A portal through which the ray from an
 //!    interior point of D towards the origin passes is found and refined until it lies on D's
@@ -90,18 +96,14 @@ pub fn signed_distance(
         pose_b,
         core: true,
     };
-    if let Some((d, pa, pb, n)) = closest_points(&cores, eps) {
+    if let Some(c) = closest_points(&cores, eps) {
         let (ma, mb) = (a.margin(), b.margin());
-        // On curved cores the portal's closest point is a chord point; move it along the normal
-        // onto the supporting plane, so that it lies on the surface.
-        let u = n.into_inner();
-        let pa = pa + u * (a.core_support_world(pose_a, &u).coords.dot(&u) - pa.coords.dot(&u));
-        let pb = pb + u * (b.core_support_world(pose_b, &-u).coords.dot(&u) - pb.coords.dot(&u));
+        let u = c.normal.into_inner();
         return Ok(Contact {
-            distance: d - ma - mb,
-            point_a: pa + u * ma,
-            point_b: pb - u * mb,
-            normal: n,
+            distance: c.distance - ma - mb,
+            point_a: c.point_a + u * ma,
+            point_b: c.point_b - u * mb,
+            normal: c.normal,
         });
     }
     let full = Pair {
@@ -121,9 +123,18 @@ fn check_pose(pose: &Isometry3<f64>) -> Result<(), CollisionError> {
     }
 }
 
-/// The closest points of the two (core) shapes when they are apart by more than `eps`:
-/// (distance, point on a, point on b, unit normal from a to b). `None` when they touch or
-/// overlap.
+/// The closest points of the two (core) shapes when they are apart by more than `eps`, each on
+/// its core's supporting plane of the returned normal. `None` when they touch or overlap.
+///
+/// The answer is the best *separating plane pair* seen: the direction u with the largest lower
+/// bound −h_D(−u) of the distance, its value as the distance, and the portal's closest points
+/// moved along u onto the two supporting planes. The gap between the points along the normal is
+/// then the distance by construction, and the distance never exceeds the true one. The last
+/// direction is not used: where D has a flat patch (the side of a cone or cylinder, a box face)
+/// the lower bound drops to first order in the direction's error (the support jumps to the far
+/// end of the patch), while the upper bound |v| moves only to second order, so a refinement that
+/// stops on round-off (no more progress) may end on a direction whose lower bound is worse than
+/// an earlier one.
 fn closest_points(pair: &Pair, eps: f64) -> Option<ClosestPoints> {
     let centre = (pair.pose_b * pair.b.inner_point()) - (pair.pose_a * pair.a.inner_point());
     let start = if centre.norm_squared() > 0.0 {
@@ -137,15 +148,23 @@ fn closest_points(pair: &Pair, eps: f64) -> Option<ClosestPoints> {
     simplex.push(first);
     let mut weights = vec![1.0];
     let mut v = first.p;
+    // The best lower bound: (its value, its unit direction, the support vertex giving it).
+    let mut best: Option<(f64, Vector3<f64>, Vertex)> = None;
     for _ in 0..MAX_ITERATIONS {
         let vv = v.norm_squared();
-        if vv.sqrt() <= eps {
+        let upper = vv.sqrt();
+        if upper <= eps {
             return None;
         }
         let w = pair.support(&-v);
         // |v| ≥ distance ≥ v·w / |v|.
-        let gap = vv - v.dot(&w.p);
-        if gap <= DISTANCE_TOLERANCE * vv || gap <= eps * vv.sqrt() {
+        let lower = v.dot(&w.p) / upper;
+        if best.as_ref().is_none_or(|(b, ..)| lower > *b) {
+            best = Some((lower, v / upper, w));
+        }
+        let best_lower = best.as_ref().map_or(lower, |(b, ..)| *b);
+        let gap = upper - best_lower;
+        if gap <= DISTANCE_TOLERANCE * upper || gap <= eps {
             break;
         }
         if simplex
@@ -169,8 +188,14 @@ fn closest_points(pair: &Pair, eps: f64) -> Option<ClosestPoints> {
             }
         }
     }
-    let d = v.norm();
-    if d <= eps {
+    if v.norm() <= eps {
+        return None;
+    }
+    let (distance, u, support) = best?;
+    if distance <= 0.0 {
+        // Separation not certified: round-off stopped the refinement with the origin on the
+        // portal (|v| at round-off level, no direction with a positive lower bound). The cores
+        // touch or overlap as far as the arithmetic can tell.
         return None;
     }
     let mut pa = Vector3::zeros();
@@ -179,16 +204,27 @@ fn closest_points(pair: &Pair, eps: f64) -> Option<ClosestPoints> {
         pa += s.a.coords * *w;
         pb += s.b.coords * *w;
     }
-    Some((
-        d,
-        Point3::from(pa),
-        Point3::from(pb),
-        Unit::new_unchecked(v / d),
-    ))
+    // support = s_D(−u): support.a is a's support point along u, support.b is b's along −u. On
+    // curved cores the portal's points are chord points inside the cores; the moves are at most
+    // the gap between the bounds in total.
+    let point_a = pa + u * (support.a.coords - pa).dot(&u);
+    let point_b = pb + u * (support.b.coords - pb).dot(&u);
+    Some(ClosestPoints {
+        distance,
+        point_a: Point3::from(point_a),
+        point_b: Point3::from(point_b),
+        normal: Unit::new_unchecked(u),
+    })
 }
 
-/// (distance, point on a, point on b, unit normal from a to b).
-type ClosestPoints = (f64, Point3<f64>, Point3<f64>, Unit<Vector3<f64>>);
+/// The answer of [`closest_points`] for the cores: distance along `normal` (from a to b) between
+/// the two supporting planes, and a point of each core on its plane.
+struct ClosestPoints {
+    distance: f64,
+    point_a: Point3<f64>,
+    point_b: Point3<f64>,
+    normal: Unit<Vector3<f64>>,
+}
 
 /// (squared distance, face, weights, point).
 type FaceCandidate = (f64, [usize; 3], [f64; 3], Vector3<f64>);
