@@ -175,6 +175,13 @@ fn closest_points(pair: &Pair, eps: f64) -> Option<ClosestPoints> {
         }
         simplex.push(w);
         match closest_on_simplex(&simplex) {
+            // A positive lower bound is a separating plane pair: the origin cannot be inside
+            // D, and a tetrahedron that seems to hold it is flat to round-off (a support point
+            // in the plane of the portal). The refinement has converged as far as it can.
+            Closest::Inside if best_lower > 0.0 => {
+                simplex.pop();
+                break;
+            }
             Closest::Inside => return None,
             Closest::Point(kept, kept_weights, point) => {
                 if point.norm_squared() >= vv {

@@ -224,8 +224,18 @@ proptest! {
     ) {
         let c = distance(&a, &pa, &b, &pb).unwrap();
         let m = distance(&a, &(motion * pa), &b, &(motion * pb)).unwrap();
+        let deep = -(a.margin() + b.margin());
+        if c.distance < deep - 1e-6 && m.distance < deep - 1e-6 {
+            // Cores overlapping: the depth is that of the portal plane the centre-line search
+            // ends on (an upper bound). On a rounded patch that portal is a thin triangle
+            // whose plane moves with the round-off of the path (2e-6 m at a depth of 0.8 m seen
+            // for two boxes): agreement to 1e-5 of the depth.
+            prop_assert!((c.distance - m.distance).abs() < 1e-5 * c.distance.abs(),
+                "{} vs {}", c.distance, m.distance);
+            return Ok(());
+        }
         prop_assert!((c.distance - m.distance).abs() < 1e-6, "{} vs {}", c.distance, m.distance);
-        if c.distance > -(a.margin() + b.margin()) + 1e-6 {
+        if c.distance > deep + 1e-6 {
             let dn = (motion.rotation * c.normal.into_inner() - m.normal.into_inner()).norm();
             let dp = (motion * c.point_a - m.point_a).norm();
             prop_assert!(dn < NORMAL_TOL && dp < point_tol(&a, &b), "{c:?} {m:?}: {dn} {dp}");
@@ -427,6 +437,74 @@ fn sphere_centre_inside_a_cone_core_is_a_deep_penetration() {
     assert!(
         -c.distance >= minimal_depth - 1e-9,
         "{} vs minimal depth {minimal_depth}",
+        c.distance
+    );
+}
+
+/// Regression: an ellipsoid and a cylinder 24.6 mm apart gave 22.8 mm, and 24.6 mm after a
+/// half turn of both about z. The refinement had converged (upper and lower bounds equal to
+/// nine digits), then a support point fell in the plane of the portal and the flat tetrahedron
+/// seemed to hold the origin: the cores were taken for overlapping and the penetration path
+/// answered. A positive lower bound certifies separation, so that case now ends the refinement.
+/// Reference: the largest gap between supporting planes over 20 000 sampled directions, a lower
+/// bound of the distance independent of the algorithm.
+#[test]
+fn flat_portal_after_convergence_keeps_the_separation() {
+    let a = Shape::new(&ShapeSpec::Ellipsoid {
+        lengths: Vector3::new(0.8893597719527282, 0.5114445221483579, 0.7865848321709265),
+    })
+    .unwrap();
+    let b = Shape::new(&ShapeSpec::Cylinder {
+        diameter: 0.7267517354633451,
+        length: 0.9372542605790358,
+    })
+    .unwrap();
+    let q = |i: f64, j: f64, k: f64, w: f64| {
+        UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(w, i, j, k))
+    };
+    let pa = Isometry3::from_parts(
+        Translation3::new(
+            -0.5366747232027894,
+            -0.41655736226257606,
+            0.3032986186587373,
+        ),
+        q(
+            -0.7318589570947941,
+            0.2078693498143167,
+            0.21288084270479632,
+            -0.6130697734656224,
+        ),
+    );
+    let pb = Isometry3::from_parts(
+        Translation3::new(0.32404339113751, -0.2257349132482262, 0.2034447877313387),
+        q(
+            -0.6224683142569344,
+            0.5303280262767287,
+            -0.5672995972113664,
+            -0.09724479058222676,
+        ),
+    );
+    let half_turn = Isometry3::from_parts(Translation3::identity(), q(0.0, 0.0, -1.0, 0.0));
+    let c = distance(&a, &pa, &b, &pb).unwrap();
+    let m = distance(&a, &(half_turn * pa), &b, &(half_turn * pb)).unwrap();
+    let n = 100;
+    let sampled = (0..n)
+        .flat_map(|i| (0..2 * n).map(move |j| (i, j)))
+        .map(|(i, j)| {
+            let theta = std::f64::consts::PI * (f64::from(i) + 0.5) / f64::from(n);
+            let phi = std::f64::consts::PI * f64::from(j) / f64::from(n);
+            let u = Vector3::new(
+                theta.sin() * phi.cos(),
+                theta.sin() * phi.sin(),
+                theta.cos(),
+            );
+            -a.support_value(&pa, &u) - b.support_value(&pb, &-u)
+        })
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!((c.distance - m.distance).abs() < 1e-9, "{c:?} {m:?}");
+    assert!(
+        c.distance >= sampled - ROUND_OFF && c.distance - sampled < 1e-3,
+        "distance {} against the sampled lower bound {sampled}",
         c.distance
     );
 }
