@@ -157,6 +157,17 @@ struct Description {
     guid: String,
 }
 
+impl Description {
+    /// The ModelStructure index (1-based position in ModelVariables) of a variable, as text.
+    fn index_of(&self, name: &str) -> String {
+        self.variables
+            .iter()
+            .position(|v| v.0 == name)
+            .map(|i| (i + 1).to_string())
+            .unwrap_or_else(|| panic!("{name} described"))
+    }
+}
+
 fn parse(xml: &str) -> Description {
     let mut reader = Reader::from_str(xml);
     let mut description = Description::default();
@@ -389,14 +400,7 @@ fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
     build(&model, &fmu);
     let description =
         parse(&String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8"));
-    let index = |name: &str| {
-        description
-            .variables
-            .iter()
-            .position(|v| v.0 == name)
-            .map(|i| (i + 1).to_string())
-            .unwrap_or_else(|| panic!("{name} described"))
-    };
+    let index = |name: &str| description.index_of(name);
     let all_inputs = ["j1.phi", "j1.w", "j1.a", "j2.tau"].map(index).join(" ");
     let phi = index("j1.phi");
     let phi_w = [index("j1.phi"), index("j1.w")].join(" ");
@@ -431,14 +435,7 @@ fn torque_driven_crank_declares_its_dependencies_as_the_golden_file() {
     build(&repository().join("examples/cosimulation/crank.m3d"), &fmu);
     let xml = String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8");
     let description = parse(&xml);
-    let index = |name: &str| {
-        description
-            .variables
-            .iter()
-            .position(|v| v.0 == name)
-            .map(|i| (i + 1).to_string())
-            .unwrap_or_else(|| panic!("{name} described"))
-    };
+    let index = |name: &str| description.index_of(name);
     assert_eq!(description.dependencies["crank.phi"], "");
     assert_eq!(description.dependencies["crank.w"], "");
     assert_eq!(description.dependencies["crank.a"], index("crank.tau"));

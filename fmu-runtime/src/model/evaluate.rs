@@ -2274,49 +2274,39 @@ impl<'a> Evaluator<'a> {
         let mut jointed_roots = HashSet::new();
         for (name, from, to, kind, can_collide, output_forces, pos, to_pos, from_pos) in moving {
             // A spherical joint only closes loops: it places nothing.
-            if matches!(kind, JointKind::Spherical) {
-                joints.push(JointSpec {
-                    name,
-                    from,
-                    to,
-                    kind,
-                    can_collide,
-                    output_forces,
-                    location: self.location(pos),
-                });
-                continue;
+            if !matches!(kind, JointKind::Spherical) {
+                if let Some((other, other_pos)) = to_of.get(&to) {
+                    return Err(Diag::new(
+                        to_pos,
+                        format!("object `{to}` is already the `to` of joint `{other}` (line {}); an object can be moved by one joint only", other_pos.line),
+                    ));
+                }
+                if self.root(&to, &index) == WORLD {
+                    return Err(Diag::new(
+                        to_pos,
+                        format!("joint `{name}`: the `to` object `{to}` is rigidly attached to the world through its parents, so no joint can move it"),
+                    )
+                    .with_help(Some("swap `from` and `to`, or remove the `parent` of the moved object".into())));
+                }
+                if self.root(&from, &index) == self.root(&to, &index) {
+                    return Err(Diag::new(
+                        pos,
+                        format!("joint `{name}` would move `{to}` relative to `{from}`, but both belong to one rigid part (through `parent` relations or fixed joints)"),
+                    )
+                    .with_help(Some("remove this joint, or the fixed joint or `parent` that joins the two parts".into())));
+                }
+                if matches!(kind, JointKind::Free { .. })
+                    && from != WORLD
+                    && self.root(&from, &index) != WORLD
+                {
+                    return Err(Diag::new(
+                        from_pos,
+                        format!("free joint `{name}`: `from` object `{from}` must be rigidly attached to the world"),
+                    ));
+                }
+                to_of.insert(to.clone(), (name.clone(), pos));
+                jointed_roots.insert(self.root(&to, &index));
             }
-            if let Some((other, other_pos)) = to_of.get(&to) {
-                return Err(Diag::new(
-                    to_pos,
-                    format!("object `{to}` is already the `to` of joint `{other}` (line {}); an object can be moved by one joint only", other_pos.line),
-                ));
-            }
-            if self.root(&to, &index) == WORLD {
-                return Err(Diag::new(
-                    to_pos,
-                    format!("joint `{name}`: the `to` object `{to}` is rigidly attached to the world through its parents, so no joint can move it"),
-                )
-                .with_help(Some("swap `from` and `to`, or remove the `parent` of the moved object".into())));
-            }
-            if self.root(&from, &index) == self.root(&to, &index) {
-                return Err(Diag::new(
-                    pos,
-                    format!("joint `{name}` would move `{to}` relative to `{from}`, but both belong to one rigid part (through `parent` relations or fixed joints)"),
-                )
-                .with_help(Some("remove this joint, or the fixed joint or `parent` that joins the two parts".into())));
-            }
-            if matches!(kind, JointKind::Free { .. })
-                && from != WORLD
-                && self.root(&from, &index) != WORLD
-            {
-                return Err(Diag::new(
-                    from_pos,
-                    format!("free joint `{name}`: `from` object `{from}` must be rigidly attached to the world"),
-                ));
-            }
-            to_of.insert(to.clone(), (name.clone(), pos));
-            jointed_roots.insert(self.root(&to, &index));
             joints.push(JointSpec {
                 name,
                 from,

@@ -2,6 +2,7 @@
 //! placements whatever the order of the statements, redundant mates reported, contradictory
 //! ones refused with their place in the file.
 
+use super::tests::fails;
 use super::*;
 use nalgebra::{Isometry3, Matrix3, Rotation3, Vector3};
 use std::f64::consts::FRAC_PI_2;
@@ -206,20 +207,6 @@ fn a_mate_between_placed_objects_that_agree_is_redundant() {
             "the `parent` of `b` (line 2)"
         ]
     );
-}
-
-fn fails(src: &str, line: usize, column: usize, phrase: &str) -> ModelError {
-    let e = match load_str(src, "bad.m3d") {
-        Ok(_) => panic!("expected an error containing {phrase:?}"),
-        Err(e) => e,
-    };
-    assert!(
-        e.message.contains(phrase),
-        "message {:?} lacks {phrase:?}",
-        e.message
-    );
-    assert_eq!((e.location.line, e.location.column), (line, column), "{e}");
-    e
 }
 
 const PLATE: &str = "object plate { parent = world; mate a { position = [-0.04, 0, 0] m; main_axis = y; normal = x }; mate b { position = [0.04, 0, 0] m; main_axis = y; normal = x } }\n";

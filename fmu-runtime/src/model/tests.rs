@@ -382,7 +382,8 @@ fn expressions() {
 }
 
 /// Loads `src` expecting an error at `line:column` whose message contains `phrase`.
-fn fails(src: &str, line: usize, column: usize, phrase: &str) -> ModelError {
+/// Loads `src` as `bad.m3d`, expecting an error containing `phrase` at `line`:`column`.
+pub(super) fn fails(src: &str, line: usize, column: usize, phrase: &str) -> ModelError {
     let e = match load_str(src, "bad.m3d") {
         Ok(_) => panic!("expected an error containing {phrase:?}"),
         Err(e) => e,

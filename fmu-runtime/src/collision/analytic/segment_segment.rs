@@ -2,6 +2,7 @@
 
 use nalgebra::{Point3, Unit, Vector3};
 
+use super::sphere_sphere::contact_of_rounded_points;
 use crate::collision::Contact;
 
 /// The parameters (s, t) in [0, 1]² of the closest points p0 + s·(p1 − p0) and
@@ -55,19 +56,9 @@ pub fn distance_segment_segment(
     let (s, t) = closest_parameters(p0, p1, q0, q1);
     let a = p0 + (p1 - p0) * s;
     let b = q0 + (q1 - q0) * t;
-    let d = b - a;
-    let length = d.norm();
-    let normal = if length > 0.0 {
-        Unit::new_unchecked(d / length)
-    } else {
+    contact_of_rounded_points(&a, radius_a, &b, radius_b, || {
         Unit::try_new((p1 - p0).cross(&(q1 - q0)), f64::MIN_POSITIVE).unwrap_or(Vector3::x_axis())
-    };
-    Contact {
-        distance: length - radius_a - radius_b,
-        point_a: a + normal.into_inner() * radius_a,
-        point_b: b - normal.into_inner() * radius_b,
-        normal,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -12,17 +12,30 @@ pub fn distance_sphere_sphere(
     center_b: &Point3<f64>,
     radius_b: f64,
 ) -> Contact {
-    let d = center_b - center_a;
+    contact_of_rounded_points(center_a, radius_a, center_b, radius_b, Vector3::x_axis)
+}
+
+/// The contact of two balls around the core points `a` and `b` (each the closest point of its
+/// core to the other): normal from a to b, points on the balls' surfaces. `coincident` gives
+/// the normal when the two points coincide.
+pub(super) fn contact_of_rounded_points(
+    a: &Point3<f64>,
+    radius_a: f64,
+    b: &Point3<f64>,
+    radius_b: f64,
+    coincident: impl FnOnce() -> Unit<Vector3<f64>>,
+) -> Contact {
+    let d = b - a;
     let length = d.norm();
     let normal = if length > 0.0 {
         Unit::new_unchecked(d / length)
     } else {
-        Vector3::x_axis()
+        coincident()
     };
     Contact {
         distance: length - radius_a - radius_b,
-        point_a: center_a + normal.into_inner() * radius_a,
-        point_b: center_b - normal.into_inner() * radius_b,
+        point_a: a + normal.into_inner() * radius_a,
+        point_b: b - normal.into_inner() * radius_b,
         normal,
     }
 }
