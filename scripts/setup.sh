@@ -29,9 +29,26 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
 }
 
+# bindgen (through clang-sys) loads libclang itself: libclang.so, libclang-N.so or libclang.so.N,
+# from LIBCLANG_PATH, llvm-config's libdir or the usual library folders. libclang-cpp.so.N (the
+# C++ interface, on many machines without libclang) is not it, so it must not count here.
+has_libclang() {
+  local dirs=() dir file
+  [ -n "${LIBCLANG_PATH:-}" ] && dirs+=("$LIBCLANG_PATH")
+  command -v llvm-config >/dev/null 2>&1 && dirs+=("$(llvm-config --libdir)")
+  dirs+=(/usr/lib/llvm-*/lib /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/local/lib)
+  for dir in "${dirs[@]}"; do
+    for file in "$dir"/libclang.so "$dir"/libclang.so.* "$dir"/libclang-[0-9]*.so "$dir"/libclang-[0-9]*.so.*; do
+      # Only a library that really opens counts (a dangling link does not).
+      [ -e "$file" ] && [ -r "$file" ] && return 0
+    done
+  done
+  return 1
+}
+
 need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
-ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need_apt+=(libclang-dev)
+has_libclang || need_apt+=(libclang-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 # readelf, nm and objdump for the checks of the FMU's shared library.
 if $python; then
