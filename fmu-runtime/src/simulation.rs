@@ -198,6 +198,11 @@ impl MechanismDae {
     }
 }
 
+/// The integrator's internal steps allowed per output interval of the model's experiment
+/// (SUNDIALS' default per call): a communication step of any length gets the same steps per
+/// simulated second.
+const STEPS_PER_INTERVAL: u64 = 500;
+
 /// A mechanism whose every joint is prescribed has no states, but the integrator needs at
 /// least one: such a simulation integrates one constant (ẋ = 0) beside it.
 const PADDING: usize = 1;
@@ -280,11 +285,17 @@ pub struct Simulation {
     restarts: u64,
     /// ẏ made consistent with inputs set since the last step (see `refresh_workspace`).
     consistent_yp: Option<Vec<f64>>,
-    /// Contact events located so far.
+    /// Contact events located so far (instants; crossings found together count once).
     events: u64,
+    /// Contacts started so far, counted per pair: the same count whichever crossings the
+    /// integrator happens to locate together.
+    contact_starts: u64,
     /// The angle of every revolute cut-joint reported last (the prismatic ones' entries are
     /// unused): the reference that keeps the angle continuous over turns.
     cut_angles: Vec<f64>,
+    /// The model's output interval [s]: the unit of the integrator's step budget
+    /// ([`STEPS_PER_INTERVAL`]).
+    interval: f64,
 }
 
 /// Everything needed to put a simulation back to an earlier instant, bit for bit.
@@ -412,6 +423,11 @@ impl Simulation {
             jacobian_residuals: 0,
         };
         let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
+        let interval = if spec.experiment.interval > 0.0 {
+            spec.experiment.interval
+        } else {
+            model::ExperimentSpec::default().interval
+        };
         Ok(Simulation {
             spec,
             scene,
@@ -421,8 +437,10 @@ impl Simulation {
             restart_pending: false,
             restarts: 0,
             events: 0,
+            contact_starts: 0,
             consistent_yp: None,
             cut_angles,
+            interval,
         })
     }
 
@@ -454,10 +472,43 @@ impl Simulation {
         }
         // Contact starts and ends are events located by the integrator's root finding; each
         // updates the contacts' discrete state and restarts the integrator at that instant.
-        while let StepKind::Root(directions) = self.ida.solve_to(t)?.kind {
-            self.contact_event(&directions)?;
+        // The integrator is not let past the time within which a separated pair could pass
+        // through each other (conservative advancement), so that no touch falls between two
+        // evaluations of the signed distances, whatever the communication step.
+        loop {
+            let now = self.time();
+            if now >= t {
+                return Ok(());
+            }
+            let bound = self.separation_time_bound();
+            let target = if now + bound > now && now + bound < t {
+                now + bound
+            } else {
+                t
+            };
+            // The work allowed grows with the time simulated, not with the number of calls:
+            // one long communication step gets what the same time in short ones would.
+            let intervals = ((target - now) / self.interval).ceil();
+            self.ida
+                .set_max_num_steps(STEPS_PER_INTERVAL.saturating_mul(intervals as u64))?;
+            if let StepKind::Root(directions) = self.ida.solve_to(target)?.kind {
+                self.contact_event(&directions)?;
+            }
         }
-        Ok(())
+    }
+
+    /// How long from now no separated pair can pass through the other shape
+    /// ([`contacts::separation_time_bound`]); infinite without collision pairs.
+    fn separation_time_bound(&mut self) -> f64 {
+        let t = self.ida.t();
+        let (y, yp, dae) = self.ida.state_and_system_mut();
+        if dae.mechanism.collisions.pairs.is_empty() {
+            return f64::INFINITY;
+        }
+        dae.apply_inputs(t);
+        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
+        contacts::distances(&dae.mechanism, &dae.workspace, &mut dae.distances);
+        contacts::separation_time_bound(&dae.mechanism, &dae.workspace, &dae.distances)
     }
 
     /// A contact starts (distance falling through zero: its approach speed is recorded) or
@@ -471,6 +522,7 @@ impl Simulation {
             if direction < 0 {
                 let speed = contacts::approach_speed(&dae.mechanism, &dae.workspace, pair);
                 dae.workspace.impacts[pair] = Some(speed);
+                self.contact_starts += 1;
             } else if direction > 0 {
                 dae.workspace.impacts[pair] = None;
             }
@@ -482,6 +534,11 @@ impl Simulation {
     /// How many contact events the integrator located.
     pub fn events(&self) -> u64 {
         self.events
+    }
+
+    /// How many contacts started, counted per pair.
+    pub fn contact_starts(&self) -> u64 {
+        self.contact_starts
     }
 
     /// Restarts the integrator at the current instant with derivatives consistent with the

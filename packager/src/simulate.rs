@@ -32,10 +32,11 @@ impl Run for Simulation {
     }
     fn summary(&self) -> String {
         format!(
-            "{} states; {}; {} contact events",
+            "{} states; {}; {} contact events, {} contacts started",
             self.state_count(),
             self.stats(),
-            self.events()
+            self.events(),
+            self.contact_starts()
         )
     }
 }

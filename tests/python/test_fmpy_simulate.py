@@ -90,6 +90,27 @@ def test_undamped_pendulum_swings_with_the_analytic_period(fmus):
     assert np.max(np.abs(x)) == pytest.approx(math.radians(1), rel=1e-3)
 
 
+@pytest.mark.parametrize("step", [0.2, 1.0, 3.0])
+def test_bouncing_ball_stays_on_the_floor_at_a_long_communication_step(fmus, step):
+    """A 5 Hz controller's step (0.2 s), a 1 s step and one step to the stop time: the ball
+    bounces and comes to rest on the floor (top face at y = 0) as in the 5 ms run, instead of
+    passing through it between two steps (it fell to -43 m at 0.2 s before the integrator's
+    steps were bounded by the time to the next possible touch)."""
+    radius = 0.05
+    fine = fmpy.simulate_fmu(str(fmus["bouncing_ball"]), stop_time=3.0, output_interval=5e-3,
+                             output=["ball.r[2]"])
+    coarse = fmpy.simulate_fmu(str(fmus["bouncing_ball"]), stop_time=3.0, output_interval=step,
+                               output=["ball.r[2]"])
+    y_fine, y = fine["ball.r[2]"], coarse["ball.r[2]"]
+    assert coarse["time"][-1] == pytest.approx(3.0)
+    print(f"bouncing ball at a {step} s step: lowest center {y.min():.6f} m, final "
+          f"{y[-1]:.9f} m, 5 ms run {y_fine[-1]:.9f} m, difference {abs(y[-1] - y_fine[-1]):.1e} m")
+    # At rest the center sits the static penetration (5 micrometres here) below one radius.
+    assert abs(y_fine[-1] - radius) < 1e-5
+    assert y.min() > radius - 1e-3, "never through the floor"
+    assert abs(y[-1] - y_fine[-1]) < 1e-12
+
+
 # --- Drives through FMU inputs (tests/python/models/drives.m3d) ---------------------------
 
 M, L, G, M_SLIDER = 1.0, 0.5, 9.81, 2.0

@@ -198,6 +198,32 @@ impl Shape {
         self.bounding_radius
     }
 
+    /// Radius of the largest sphere inside the shape [m]: the shape is at least twice this wide
+    /// in every direction, so two shapes cannot pass through each other while their relative
+    /// travel since first touch stays below twice the sum of their inradii.
+    pub fn inradius(&self) -> f64 {
+        match self.spec {
+            ShapeSpec::Sphere { diameter } | ShapeSpec::Capsule { diameter, .. } => 0.5 * diameter,
+            ShapeSpec::Box { lengths } | ShapeSpec::Ellipsoid { lengths } => 0.5 * lengths.min(),
+            ShapeSpec::Cylinder { diameter, length } => 0.5 * diameter.min(length),
+            // The circle inscribed in the cone's axial section (a triangle).
+            ShapeSpec::Cone { diameter, length } => {
+                let radius = 0.5 * diameter;
+                radius * length / (radius + norm2(radius, length))
+            }
+        }
+    }
+
+    /// Radius over which turning about the shape's origin moves its surface [m]: zero for a
+    /// sphere (it turns into itself), the bounding radius otherwise.
+    pub fn sweep_radius(&self) -> f64 {
+        if matches!(self.core, Core::Point) {
+            0.0
+        } else {
+            self.bounding_radius
+        }
+    }
+
     /// True for a sphere (the Hertz law applies to its contacts).
     pub fn is_sphere(&self) -> bool {
         matches!(self.spec, ShapeSpec::Sphere { .. })

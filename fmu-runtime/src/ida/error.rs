@@ -152,7 +152,9 @@ impl IdaError {
 fn advice(flag: c_int) -> &'static str {
     match flag {
         sys::IDA_TOO_MUCH_WORK => {
-            "raise max_num_steps or check the model for a stiff or chattering contact"
+            "the integrator used up its step budget (500 internal steps per output interval of \
+             the model's experiment): check the model for a stiff spring or a chattering \
+             contact, or loosen the tolerance"
         }
         sys::IDA_TOO_MUCH_ACC => {
             "loosen rtol/atol: the requested accuracy is below machine precision"
@@ -404,7 +406,7 @@ mod tests {
         };
         let text = e.to_string();
         assert!(text.contains("IDA_TOO_MUCH_WORK"), "{text}");
-        assert!(text.contains("max_num_steps"), "{text}");
+        assert!(text.contains("step budget"), "{text}");
         assert_eq!(e.flag(), Some(sys::IDA_TOO_MUCH_WORK));
         assert_eq!(
             check_flag(FlagKind::Ida, "x", 2, FailureContext::default),

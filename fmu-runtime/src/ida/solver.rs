@@ -943,6 +943,17 @@ impl<S: DaeSystem> Ida<S> {
         Ok(())
     }
 
+    /// Sets the largest number of internal steps of one [`Ida::solve_to`]
+    /// (`IDASetMaxNumSteps`; at least 1).
+    pub fn set_max_num_steps(&mut self, steps: u64) -> Result<(), IdaError> {
+        let steps = c_long::try_from(steps.max(1)).unwrap_or(c_long::MAX);
+        self.begin_call();
+        // SAFETY: initialised IDA memory.
+        let flag = unsafe { sys::IDASetMaxNumSteps(self.mem.as_raw(), steps) };
+        self.check(FlagKind::Ida, "IDASetMaxNumSteps", flag)?;
+        Ok(())
+    }
+
     /// Sets which crossings each root function reports: `1` rising, `-1` falling, `0` both.
     pub fn set_root_directions(&mut self, directions: &[i32]) -> Result<(), IdaError> {
         let n_roots = self.data.get().n_roots;
