@@ -332,6 +332,15 @@ impl Simulation {
     pub fn new(spec: ModelSpec, options: SimulationOptions) -> Result<Simulation, SimulationError> {
         let scene = Scene::from_spec(&spec)?;
         let assembly = Assembly::build(&scene)?;
+        // Only the world: an empty file, or a scene of frames and fixed parts. Nothing would
+        // move, and an FMU of it would silently compute nothing.
+        if assembly.super_objects.len() <= 1 {
+            return Err(SimulationError::Usage(format!(
+                "the model `{}` has no bodies: no object with a mass moves, so there is nothing \
+                 to simulate; give an object a `mass` and connect it to the world by a joint",
+                spec.name
+            )));
+        }
         let collisions = CollisionSet::build(&scene, &assembly)?;
         let variables = VariableTable::new(&scene, &assembly, &collisions);
         let mut mechanism = Mechanism::new(&scene, &assembly);

@@ -45,20 +45,25 @@ pub struct Packaged {
     pub runtime: PathBuf,
 }
 
-/// The entries of the FMU made from the model file at `model`: `fmu3d build` writes them to a
-/// file, `fmu3d ssp` into the system's archive.
-pub fn package(model_path: &Path) -> Result<Packaged, String> {
-    let model = model_path.display();
-    // Errors of the model file name their place; the others (a model that cannot start) get
-    // the file's name in front.
-    let sim = Simulation::from_file(model_path, SimulationOptions::default()).map_err(|e| {
+/// The model file's simulation at its start. Errors of the model file name their place; the
+/// others (a model that cannot start) get the file's name in front.
+pub fn start_simulation(model_path: &Path) -> Result<Simulation, String> {
+    let model = model_path.display().to_string();
+    Simulation::from_file(model_path, SimulationOptions::default()).map_err(|e| {
         let message = e.to_string();
-        if message.starts_with(&model.to_string()) {
+        if message.starts_with(&model) {
             message
         } else {
             format!("{model}: error: {message}")
         }
-    })?;
+    })
+}
+
+/// The entries of the FMU made from the model file at `model`: `fmu3d build` writes them to a
+/// file, `fmu3d ssp` into the system's archive.
+pub fn package(model_path: &Path) -> Result<Packaged, String> {
+    let model = model_path.display();
+    let sim = start_simulation(model_path)?;
     let source = std::fs::read(model_path).map_err(|e| format!("{model}:0:0: error: {e}"))?;
     let text = std::str::from_utf8(&source)
         .map_err(|e| format!("{model}:0:0: error: not UTF-8 text: {e}"))?;

@@ -2,11 +2,9 @@
 
 use crate::cli::CheckArgs;
 use fmu_runtime::assembly::{Causality, TreeJointKind};
-use fmu_runtime::simulation::{Simulation, SimulationOptions};
 
 pub fn run(args: &CheckArgs) -> Result<(), String> {
-    let sim = Simulation::from_file(&args.model, SimulationOptions::default())
-        .map_err(|e| e.to_string())?;
+    let sim = crate::build::start_simulation(&args.model)?;
     let scene = &sim.scene;
     println!(
         "model {}{}",

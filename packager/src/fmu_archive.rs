@@ -1,10 +1,17 @@
 //! The `.fmu` file: a zip archive (deflate) written atomically. The archive is built in a
 //! temporary file in the destination folder and renamed onto the destination only when it is
-//! complete; on any error the temporary file is removed, so no partial FMU is ever left behind.
+//! complete; on any error, and on SIGINT, SIGTERM or SIGHUP while it is written, the temporary
+//! file is removed, so no partial FMU is left behind. One left by a process that was killed
+//! outright (SIGKILL, a power cut) is removed by the next write to the same destination.
 
+use std::ffi::CString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Cursor, Seek, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Once;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
@@ -99,14 +106,10 @@ pub fn write(destination: &Path, entries: &[Entry], time: UtcTime) -> Result<(),
             folder.display()
         ));
     }
-    let temporary = Temporary {
-        done: false,
-        path: folder.join(format!(
-            ".{}.{}.partial",
-            file_name.to_string_lossy(),
-            std::process::id()
-        )),
-    };
+    let prefix = format!(".{}.", file_name.to_string_lossy());
+    remove_stale_partials(&folder, &prefix);
+    let temporary =
+        Temporary::new(folder.join(format!("{prefix}{}{PARTIAL_SUFFIX}", std::process::id())));
     let file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -147,13 +150,86 @@ fn fill_zip<W: Write + Seek>(
     Ok(zip)
 }
 
-/// A file that is removed when dropped, unless it was renamed onto its destination.
+const PARTIAL_SUFFIX: &str = ".partial";
+
+/// Removes `<prefix><pid>.partial` files in `folder` whose process no longer exists: what a
+/// write killed by SIGKILL left. A file of a process that still runs is another write's.
+fn remove_stale_partials(folder: &Path, prefix: &str) {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|n| n.strip_suffix(PARTIAL_SUFFIX))
+            .and_then(|n| n.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } == -1
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The temporary file being written, as a NUL-terminated path for the signal handler (null when
+/// none): the handler may only call async-signal-safe functions, so it cannot lock or allocate.
+static WRITING: AtomicPtr<libc::c_char> = AtomicPtr::new(null_mut());
+
+/// Removes the temporary file being written, then dies of the signal as it would have.
+extern "C" fn remove_temporary_and_reraise(signal: libc::c_int) {
+    let path = WRITING.swap(null_mut(), Ordering::SeqCst);
+    // SAFETY: unlink, signal and raise are async-signal-safe; `path` is a leaked CString that
+    // nothing frees once the swap above took it.
+    unsafe {
+        if !path.is_null() {
+            libc::unlink(path);
+        }
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+/// Installs [`remove_temporary_and_reraise`] for the signals that end a command line program.
+fn install_signal_handlers() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: the handler only calls async-signal-safe functions.
+            unsafe {
+                libc::signal(
+                    signal,
+                    remove_temporary_and_reraise as extern "C" fn(libc::c_int)
+                        as libc::sighandler_t,
+                );
+            }
+        }
+    });
+}
+
+/// A file that is removed when dropped, or when a signal ends the process, unless it was
+/// renamed onto its destination.
 struct Temporary {
     path: PathBuf,
     done: bool,
 }
 
 impl Temporary {
+    fn new(path: PathBuf) -> Temporary {
+        install_signal_handlers();
+        if let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) {
+            let previous = WRITING.swap(c_path.into_raw(), Ordering::SeqCst);
+            free_path(previous);
+        }
+        Temporary { path, done: false }
+    }
+
     fn persist(mut self, destination: &Path) -> Result<(), String> {
         fs::rename(&self.path, destination)
             .map_err(|e| format!("cannot write {}: {e}", destination.display()))?;
@@ -164,9 +240,18 @@ impl Temporary {
 
 impl Drop for Temporary {
     fn drop(&mut self) {
+        free_path(WRITING.swap(null_mut(), Ordering::SeqCst));
         if !self.done {
             let _ = fs::remove_file(&self.path);
         }
+    }
+}
+
+/// Frees a path that [`Temporary::new`] handed to the signal handler.
+fn free_path(path: *mut libc::c_char) {
+    if !path.is_null() {
+        // SAFETY: made by CString::into_raw in Temporary::new, taken out of WRITING by one swap.
+        drop(unsafe { CString::from_raw(path) });
     }
 }
 

@@ -353,6 +353,24 @@ fn failures_exit_1_with_a_message_and_leave_no_file() {
         None,
         "cannot write missing/folder/pendulum.fmu: the folder missing/folder does not exist",
     );
+    // Regression: an empty file, or one of frames and fixed parts only, made an FMU that
+    // computes nothing.
+    let models = folder("bodiless-models");
+    for (name, source) in [
+        ("empty", ""),
+        ("frames", "model frames\nobject a { parent = world; shape box { lengths = [1, 1, 1] m } }\n"),
+        ("fixed", "model fixed\nobject a { parent = world; mass { m = 1 kg; inertia = diag(1, 1, 1) kg.m2 } }\n"),
+    ] {
+        let path = models.join(format!("{name}.m3d"));
+        std::fs::write(&path, source).expect("written");
+        let path = path.to_str().expect("UTF-8 path");
+        refused(
+            name,
+            &[path],
+            None,
+            &format!("{path}: error: the model `{name}` has no bodies: no object with a mass moves"),
+        );
+    }
     refused(
         "no-runtime",
         &[pendulum],
@@ -491,4 +509,79 @@ fn simulating_the_fmu_gives_the_same_csv_as_the_model() {
         assert_eq!(csv[0], csv[1], "{stem}: the FMU and the model differ");
         assert_eq!(csv[0].lines().count(), 22, "{stem}: header and 21 rows");
     }
+}
+
+/// Regression: Ctrl-C or a kill during `fmu3d build` left `.<name>.<pid>.partial` next to the
+/// output. SIGINT and SIGTERM at any moment of a build leave no temporary file (the process
+/// still dies of the signal), and one left by a SIGKILL is removed by the next build.
+#[test]
+fn a_signal_or_a_kill_leaves_no_partial_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let out = folder("signals");
+    let pendulum = repository().join("models/pendulum.m3d");
+    let fmu = out.join("pendulum.fmu");
+    let partials = || -> Vec<String> {
+        std::fs::read_dir(&out)
+            .expect("folder")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".partial"))
+            .collect()
+    };
+    let mut killed = 0;
+    for (k, signal) in [libc::SIGINT, libc::SIGTERM]
+        .iter()
+        .cycle()
+        .take(40)
+        .enumerate()
+    {
+        let _ = std::fs::remove_file(&fmu);
+        let mut child = fmu3d()
+            .arg("build")
+            .arg(&pendulum)
+            .arg("-o")
+            .arg(&fmu)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("fmu3d runs");
+        // A build takes about 0.15 s: the signals land all over it.
+        std::thread::sleep(std::time::Duration::from_millis(5 * k as u64));
+        let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(pid, *signal) };
+        let status = child.wait().expect("fmu3d ends");
+        if status.signal() == Some(*signal) {
+            killed += 1;
+        }
+        assert_eq!(
+            partials(),
+            Vec::<String>::new(),
+            "after signal {signal} at {} ms",
+            5 * k
+        );
+    }
+    eprintln!("signals: {killed} of 40 builds died of the signal, none left a partial file");
+    assert!(killed > 0, "the signals arrived during the builds");
+
+    // A temporary file of a process that no longer exists (SIGKILL) goes with the next build;
+    // one of a process that runs (this one) is another build's and stays.
+    let dead = out.join(".pendulum.fmu.2147483646.partial");
+    let alive = out.join(format!(".pendulum.fmu.{}.partial", std::process::id()));
+    std::fs::write(&dead, b"half").expect("written");
+    std::fs::write(&alive, b"half").expect("written");
+    let run = fmu3d()
+        .arg("build")
+        .arg(&pendulum)
+        .arg("-o")
+        .arg(&fmu)
+        .output()
+        .expect("fmu3d runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(!dead.exists(), "the stale temporary file is removed");
+    assert!(alive.exists(), "a running build's file stays");
+    std::fs::remove_file(&alive).expect("removed");
 }

@@ -59,15 +59,20 @@ fn a_bar_falling_crosswise_on_an_edge_rebounds() {
         touching - lowest
     );
     assert!(lowest < touching, "the bar reaches the ridge");
+    // The rebound is cor·v0 up to the regularization of the restitution at low speed and the
+    // integrator's error: 3.4e-4 achieved.
+    let rebound_error = (v[1] / (0.6 * v0) - 1.0).abs();
+    eprintln!("crossing edges: rebound speed off cor·v0 by {rebound_error:.1e} (relative)");
     assert!(
-        (v[1] / (0.6 * v0) - 1.0).abs() < 0.05,
+        rebound_error < 2e-3,
         "the bar rebounds at {} m/s, cor·v0 = {}",
         v[1],
         0.6 * v0
     );
+    // By symmetry the impact is central: no sideways speed or turning at all (0 achieved).
     assert!(
-        v[0].abs() < 1e-3 && v[2].abs() < 1e-3,
+        v[0].abs() < 1e-12 && v[2].abs() < 1e-12,
         "the bar drifts: {v:?}"
     );
-    assert!(w.iter().all(|x| x.abs() < 1e-2), "the bar turns: {w:?}");
+    assert!(w.iter().all(|x| x.abs() < 1e-12), "the bar turns: {w:?}");
 }

@@ -73,13 +73,22 @@ pub unsafe extern "C" fn fmi2Instantiate(
     _visible: Fmi2Boolean,
     logging_on: Fmi2Boolean,
 ) -> Fmi2Component {
-    // Without callbacks and a logger there is no way to say what is wrong: refuse.
+    // Without callbacks and a logger there is no way to tell the host what is wrong: refuse,
+    // saying why on standard error, the one channel left.
     if functions.is_null() || !functions.is_aligned() {
+        eprintln!(
+            "fmi2Instantiate: refused: the functions argument is NULL or misaligned; pass an \
+             fmi2CallbackFunctions with a logger and allocateMemory/freeMemory"
+        );
         return std::ptr::null_mut();
     }
     // SAFETY: non-null and aligned; the host passes a valid fmi2CallbackFunctions.
     let functions = unsafe { *functions };
     let Some(callback) = functions.logger else {
+        eprintln!(
+            "fmi2Instantiate: refused: the callback functions have no logger (NULL); FMI 2.0 \
+             requires one, through which the FMU reports every error"
+        );
         return std::ptr::null_mut();
     };
     let result = catch_unwind(AssertUnwindSafe(|| {

@@ -512,7 +512,7 @@ fn too_much_work_is_reported_with_advice() -> TestResult {
     assert_eq!(err.as_ref().and_then(IdaError::flag), Some(-1));
     let text = err.map(|e| e.to_string()).unwrap_or_default();
     assert!(
-        text.contains("IDA_TOO_MUCH_WORK") && text.contains("max_num_steps"),
+        text.contains("IDA_TOO_MUCH_WORK") && text.contains("step budget"),
         "{text}"
     );
     let t1 = ida.t();
