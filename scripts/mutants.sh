@@ -21,6 +21,8 @@ if ! cargo mutants --version >/dev/null 2>&1; then
 fi
 
 mode="${1:---help}"
+# `test_workspace` in .cargo/mutants.toml is not applied by every cargo-mutants version: say it.
+judge=(--test-workspace=true)
 output=target/mutants
 mkdir -p "$output"
 case "$mode" in
@@ -35,10 +37,10 @@ case "$mode" in
         echo "no change to fmu-runtime/src since $base: nothing to mutate"
         exit 0
     fi
-    exec cargo mutants --in-diff "$diff" --output "$output"
+    exec cargo mutants "${judge[@]}" --in-diff "$diff" --output "$output"
     ;;
 --shard)
-    exec cargo mutants --shard "${2:?--shard needs K/N}" --output "$output"
+    exec cargo mutants "${judge[@]}" --shard "${2:?--shard needs K/N}" --output "$output"
     ;;
 --list)
     cargo mutants --list | sed -E 's|^([^:]*):.*|\1|' | sort | uniq -c | sort -rn

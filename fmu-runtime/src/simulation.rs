@@ -567,6 +567,14 @@ impl Simulation {
         Ok(())
     }
 
+    /// After a failed [`Simulation::advance_to`]: restarts the integrator at the last instant
+    /// it reached, with derivatives consistent there, so that the simulation can be read or
+    /// saved at that instant, and continued. Returns that instant.
+    pub fn recover(&mut self) -> Result<f64, SimulationError> {
+        self.restart()?;
+        Ok(self.ida.t())
+    }
+
     /// How often the integrator was restarted since the start.
     pub fn restarts(&self) -> u64 {
         self.restarts

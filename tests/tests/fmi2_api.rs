@@ -80,8 +80,8 @@ fn drive_to(slave: &Slave, state: State) {
 type Call = fn(&Slave) -> Fmi2Status;
 
 /// Each function with a valid call, and the states the FMI 2.0 specification (co-simulation
-/// state table, §4.2.4) allows it in. After fmi2Error this FMU accepts only reset, set-state,
-/// free and the state bookkeeping functions (stricter than the table, which also allows reads).
+/// state table, §4.2.4) allows it in. After fmi2Error the table allows reset, free, the getters
+/// (for diagnostics), the directional and output derivatives, and the FMU-state functions.
 fn functions() -> Vec<(&'static str, Call, &'static [State])> {
     use State::*;
     vec![
@@ -130,7 +130,7 @@ fn functions() -> Vec<(&'static str, Call, &'static [State])> {
         (
             "fmi2GetReal",
             |s| s.get(&[vr("rev.phi")]).0,
-            &[Initialization, StepComplete, Terminated],
+            &[Initialization, StepComplete, Terminated, Error],
         ),
         (
             "fmi2SetReal",
@@ -176,12 +176,18 @@ fn functions() -> Vec<(&'static str, Call, &'static [State])> {
                 unsafe { fmi2FreeFMUstate(s.c, &mut state) };
                 status
             },
-            &[Instantiated, Initialization, StepComplete, Terminated],
+            &[
+                Instantiated,
+                Initialization,
+                StepComplete,
+                Terminated,
+                Error,
+            ],
         ),
         (
             "fmi2GetInteger",
             |s| unsafe { fmi2GetInteger(s.c, std::ptr::null(), 0, std::ptr::null_mut()) },
-            &[Initialization, StepComplete, Terminated],
+            &[Initialization, StepComplete, Terminated, Error],
         ),
         (
             "fmi2SetBoolean",
@@ -191,12 +197,12 @@ fn functions() -> Vec<(&'static str, Call, &'static [State])> {
         (
             "fmi2GetBoolean",
             |s| unsafe { fmi2GetBoolean(s.c, std::ptr::null(), 0, std::ptr::null_mut()) },
-            &[Initialization, StepComplete, Terminated],
+            &[Initialization, StepComplete, Terminated, Error],
         ),
         (
             "fmi2GetString",
             |s| unsafe { fmi2GetString(s.c, std::ptr::null(), 0, std::ptr::null_mut()) },
-            &[Initialization, StepComplete, Terminated],
+            &[Initialization, StepComplete, Terminated, Error],
         ),
         (
             "fmi2SetInteger",
@@ -245,7 +251,7 @@ fn functions() -> Vec<(&'static str, Call, &'static [State])> {
                     std::ptr::null_mut(),
                 )
             },
-            &[Initialization, StepComplete, Terminated],
+            &[Initialization, StepComplete, Terminated, Error],
         ),
         (
             "fmi2GetRealOutputDerivatives",
@@ -258,7 +264,7 @@ fn functions() -> Vec<(&'static str, Call, &'static [State])> {
                     std::ptr::null_mut(),
                 )
             },
-            &[StepComplete, Terminated],
+            &[StepComplete, Terminated, Error],
         ),
     ]
 }

@@ -9,7 +9,9 @@ use super::types::Fmi2Status;
 use crate::assembly::{Causality, VariableKind};
 use crate::fmu::{self, MODEL_FILE};
 use crate::model;
-use crate::simulation::{Simulation, SimulationOptions, Snapshot, MAX_OUTPUT_DERIVATIVE_ORDER};
+use crate::simulation::{
+    Simulation, SimulationError, SimulationOptions, Snapshot, MAX_OUTPUT_DERIVATIVE_ORDER,
+};
 use std::path::{Path, PathBuf};
 
 /// What went wrong in a call, for the log: the boundary reports it as `fmi2Error`.
@@ -398,9 +400,9 @@ impl Instance {
         }
         let logging_stats = self.logger.is_enabled(Category::SolverStats);
         let before = logging_stats.then(|| self.simulation.stats());
-        self.simulation
-            .advance_to(target.max(now))
-            .map_err(|e| format!("the step from {now} s to {target} s failed: {e}"))?;
+        if let Err(failure) = self.simulation.advance_to(target.max(now)) {
+            return self.discard_or_fail(now, target, &failure);
+        }
         self.last_successful_time = self.simulation.time();
         if let Some(before) = before {
             let after = self.simulation.stats();
@@ -419,6 +421,48 @@ impl Instance {
             );
         }
         Ok(Fmi2Status::Ok)
+    }
+
+    /// A step the integrator could not finish: `fmi2Discard` when the simulation can be put in a
+    /// consistent state at the last instant reached (the master may read it there, or restore
+    /// a state saved before the step and retry with a smaller step), `fmi2Error` otherwise.
+    fn discard_or_fail(
+        &mut self,
+        now: f64,
+        target: f64,
+        failure: &SimulationError,
+    ) -> Result<Fmi2Status, CallError> {
+        let SimulationError::Solver(_) = failure else {
+            return Err(format!(
+                "the step from {now} s to {target} s failed: {failure}"
+            ));
+        };
+        match self.simulation.recover() {
+            Ok(reached) if reached.is_finite() && reached >= now => {
+                self.last_successful_time = reached;
+                self.state = ModelState::StepFailed;
+                self.logger.log(
+                    Fmi2Status::Discard,
+                    Category::Warning,
+                    &format!(
+                        "fmi2DoStep: the step from {now} s to {target} s stopped at {reached} s, \
+                         where the state is consistent: {failure}. Read the results at \
+                         fmi2LastSuccessfulTime = {reached} s, or restore an FMU state saved \
+                         before the step (fmi2SetFMUstate) and retry with a smaller \
+                         communication step"
+                    ),
+                );
+                Ok(Fmi2Status::Discard)
+            }
+            Ok(reached) => Err(format!(
+                "the step from {now} s to {target} s failed: {failure}; the integrator ended \
+                 at {reached} s"
+            )),
+            Err(restart) => Err(format!(
+                "the step from {now} s to {target} s failed: {failure}; no consistent state \
+                 could be found where it stopped: {restart}"
+            )),
+        }
     }
 
     pub fn last_successful_time(&self) -> f64 {

@@ -97,39 +97,27 @@ pub const ENTER_INITIALIZATION_MODE: Mask = Mask::of(&[Instantiated]);
 pub const EXIT_INITIALIZATION_MODE: Mask = Mask::of(&[InitializationMode]);
 pub const TERMINATE: Mask = Mask::of(&[StepComplete, StepFailed, StepCanceled]);
 pub const RESET: Mask = ANY;
-/// After an error, only reset, set-state and free are accepted: values read then are not
-/// trustworthy.
+/// Readable after an error too, for diagnostics (FMI 2.0.4's state table); the values are
+/// those of the last instant the simulation reached.
 pub const GET_VALUES: Mask = Mask::of(&[
     InitializationMode,
     StepComplete,
     StepFailed,
     StepCanceled,
     Terminated,
+    Error,
 ]);
 pub const SET_REAL: Mask = Mask::of(&[Instantiated, InitializationMode, StepComplete]);
 pub const SET_OTHER: Mask = SET_REAL;
-pub const GET_FMU_STATE: Mask = Mask::of(&[
-    Instantiated,
-    InitializationMode,
-    StepComplete,
-    StepFailed,
-    StepCanceled,
-    Terminated,
-]);
+pub const GET_FMU_STATE: Mask = ANY;
 pub const SET_FMU_STATE: Mask = ANY;
 pub const FREE_FMU_STATE: Mask = ANY;
 pub const SERIALIZATION: Mask = ANY;
-pub const GET_DIRECTIONAL_DERIVATIVE: Mask = Mask::of(&[
-    InitializationMode,
-    StepComplete,
-    StepFailed,
-    StepCanceled,
-    Terminated,
-]);
+pub const GET_DIRECTIONAL_DERIVATIVE: Mask = GET_VALUES;
 pub const SET_REAL_INPUT_DERIVATIVES: Mask =
     Mask::of(&[Instantiated, InitializationMode, StepComplete]);
 pub const GET_REAL_OUTPUT_DERIVATIVES: Mask =
-    Mask::of(&[StepComplete, StepFailed, StepCanceled, Terminated]);
+    Mask::of(&[StepComplete, StepFailed, StepCanceled, Terminated, Error]);
 pub const DO_STEP: Mask = Mask::of(&[StepComplete]);
 pub const CANCEL_STEP: Mask = Mask::of(&[StepInProgress]);
 pub const GET_STATUS: Mask = Mask::of(&[StepComplete, StepInProgress, StepFailed, Terminated]);
