@@ -203,6 +203,10 @@ impl MechanismDae {
 /// simulated second.
 const STEPS_PER_INTERVAL: u64 = 500;
 
+/// The largest number of states a model may have: the integrator's dense Jacobian and its LU
+/// factors take 2 × 8 × n² bytes, 400 MB at this size.
+pub const MAX_STATES: usize = 5_000;
+
 /// A mechanism whose every joint is prescribed has no states, but the integrator needs at
 /// least one: such a simulation integrates one constant (ẋ = 0) beside it.
 const PADDING: usize = 1;
@@ -344,6 +348,19 @@ impl Simulation {
         let collisions = CollisionSet::build(&scene, &assembly)?;
         let variables = VariableTable::new(&scene, &assembly, &collisions);
         let mut mechanism = Mechanism::new(&scene, &assembly);
+        // The integrator's Jacobian and the start solve are dense: refuse before allocating
+        // what would take the host down.
+        if mechanism.len() > MAX_STATES {
+            return Err(SimulationError::Usage(format!(
+                "the model `{}` has {} states, more than the {MAX_STATES} this engine supports: \
+                 its integrator works on dense matrices of states × states (8 bytes each, {:.1} GB \
+                 here); make the model smaller (fewer bodies, or joints with fewer degrees of \
+                 freedom)",
+                spec.name,
+                mechanism.len(),
+                (mechanism.len() as f64).powi(2) * 8.0 / 1e9
+            )));
+        }
         mechanism.collisions = collisions;
         let mut inputs = FlangeInputs::new(&mechanism);
         inputs.prescribe(&mechanism, spec.experiment.start_time);

@@ -371,6 +371,29 @@ fn failures_exit_1_with_a_message_and_leave_no_file() {
             &format!("{path}: error: the model `{name}` has no bodies: no object with a mass moves"),
         );
     }
+    // Regression: `for i in 1:100000` in chain.m3d aborted on an 80 GB allocation. A model
+    // above the documented size is refused before any large allocation.
+    let chain = std::fs::read_to_string(repository().join("models/chain.m3d")).expect("chain");
+    let big = models.join("chain.m3d");
+    let links = chain
+        .lines()
+        .map(|line| {
+            if line.trim_start().starts_with("N = ") {
+                "  N = 2600 \"number of links\"".to_string()
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&big, links).expect("written");
+    let big = big.to_str().expect("UTF-8 path");
+    refused(
+        "too-big",
+        &[big],
+        None,
+        "has 5200 states, more than the 5000 this engine supports",
+    );
     refused(
         "no-runtime",
         &[pendulum],

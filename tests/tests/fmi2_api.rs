@@ -339,7 +339,7 @@ fn bad_arguments_return_errors_with_messages_and_reset_recovers() {
         fn(&Slave, u32, u32) -> Fmi2Status,
         &'static str,
     );
-    let cases: [Case; 9] = [
+    let cases: [Case; 10] = [
         (
             "null vr[]",
             |s, _, _| unsafe { fmi2GetReal(s.c, std::ptr::null(), 1, [0.0].as_mut_ptr()) },
@@ -374,6 +374,12 @@ fn bad_arguments_return_errors_with_messages_and_reset_recovers() {
             "negative step",
             |s, _, _| s.step(0.0, -0.01),
             "communicationStepSize must be a positive",
+        ),
+        (
+            // Regression: t + h == t returned fmi2OK without advancing.
+            "a step below the resolution of the time",
+            |s, _, _| s.step(0.0, 1e-17),
+            "below the resolution of the time",
         ),
         (
             "a step that does not continue",

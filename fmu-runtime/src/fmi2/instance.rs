@@ -391,6 +391,16 @@ impl Instance {
             ));
         }
         let target = current + step;
+        // Below a few units in the last place of t (of 1 s near t = 0), t + h rounds back to t
+        // or leaves the integrator no room: the step would report success without advancing.
+        let resolution = 4.0 * f64::EPSILON * now.abs().max(1.0);
+        if step < resolution {
+            return Err(format!(
+                "communicationStepSize = {step:e} s is below the resolution of the time at t = \
+                 {now} s ({resolution:e} s): the step would not advance the time; take steps of \
+                 at least {resolution:e} s"
+            ));
+        }
         if let Some(stop) = self.setup.stop_time {
             if target > stop + 1e-9 * stop.abs().max(1.0) {
                 return Err(format!(

@@ -79,7 +79,7 @@ impl Logger {
             return;
         }
         let category_name = c_string(category.name());
-        let message = c_string(message);
+        let message = c_string(&one_line(message));
         // SAFETY: the callback was given by the host at instantiation (checked non-null) with
         // the environment it expects back; every string passed is a valid NUL-terminated
         // CString that lives across the call; the format "%s" consumes exactly the one vararg.
@@ -105,6 +105,35 @@ impl Logger {
 }
 
 /// A C string of `text` with any NUL byte replaced, so that it can always be made.
+/// A message as one clean line: line breaks and runs of white space become one space, and the
+/// empty fields some library messages carry (`, ,`) are dropped. Importers show each message
+/// as a line of their log.
+fn one_line(text: &str) -> String {
+    let words = text.split_whitespace().filter(|w| *w != ",");
+    let mut line = String::with_capacity(text.len());
+    for word in words {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    line.replace(" ,", ",").replace(",,", ",")
+}
+
 fn c_string(text: &str) -> CString {
     CString::new(text.replace('\0', "\u{2400}")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn messages_are_one_clean_line() {
+        assert_eq!(
+            one_line("IDASolve: At t = 0.0483469, , mxstep steps taken\n  before   reaching tout."),
+            "IDASolve: At t = 0.0483469, mxstep steps taken before reaching tout."
+        );
+        assert_eq!(one_line("  a\tb  "), "a b");
+    }
 }
