@@ -17,5 +17,14 @@ echo "== cargo build --release -p fmu-runtime -p packager"
 cargo build --release -p fmu-runtime -p packager
 echo "== cargo test"
 cargo test --workspace --release
+# The FMI call matrix and the FMI call fuzzer once more under Valgrind's memcheck, where the
+# machine has it: invalid reads and writes, uses of uninitialised memory and bad frees fail.
+if command -v valgrind >/dev/null; then
+    echo "== valgrind: FMI call matrix and fuzzer"
+    cargo test --release -p fmu3d-tests --test fmi2_api --test fuzz_fmi \
+        --config "target.'cfg(all())'.runner = ['valgrind', '--quiet', '--error-exitcode=99']"
+else
+    echo "== valgrind not found: memcheck of the FMI calls skipped"
+fi
 echo "== pytest tests/python"
 .venv/bin/python -m pytest tests/python -q

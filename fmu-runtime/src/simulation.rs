@@ -345,11 +345,9 @@ impl Simulation {
                 spec.name
             )));
         }
-        let collisions = CollisionSet::build(&scene, &assembly)?;
-        let variables = VariableTable::new(&scene, &assembly, &collisions);
         let mut mechanism = Mechanism::new(&scene, &assembly);
         // The integrator's Jacobian and the start solve are dense: refuse before allocating
-        // what would take the host down.
+        // what would take the host down (and before the collision pairs, quadratic in number).
         if mechanism.len() > MAX_STATES {
             return Err(SimulationError::Usage(format!(
                 "the model `{}` has {} states, more than the {MAX_STATES} this engine supports: \
@@ -361,6 +359,8 @@ impl Simulation {
                 (mechanism.len() as f64).powi(2) * 8.0 / 1e9
             )));
         }
+        let collisions = CollisionSet::build(&scene, &assembly)?;
+        let variables = VariableTable::new(&scene, &assembly, &collisions);
         mechanism.collisions = collisions;
         let mut inputs = FlangeInputs::new(&mechanism);
         inputs.prescribe(&mechanism, spec.experiment.start_time);

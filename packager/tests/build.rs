@@ -394,6 +394,19 @@ fn failures_exit_1_with_a_message_and_leave_no_file() {
         None,
         "has 5200 states, more than the 5000 this engine supports",
     );
+    // Regression: a 100 000-ball cradle hung in the quadratic collision-pair set, using GBs.
+    let cradle = std::fs::read_to_string(repository().join("models/newtons_cradle.m3d"))
+        .expect("cradle")
+        .replace("for i in 1:5", "for i in 1:100000");
+    let huge = models.join("cradle.m3d");
+    std::fs::write(&huge, cradle).expect("written");
+    let huge = huge.to_str().expect("UTF-8 path");
+    refused(
+        "too-many-objects",
+        &[huge],
+        None,
+        "the model declares more than 20000 objects",
+    );
     refused(
         "no-runtime",
         &[pendulum],

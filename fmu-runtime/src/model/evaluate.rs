@@ -20,6 +20,11 @@ mod drive;
 
 const MAX_TURNS: usize = 1_000_000;
 
+/// The most objects (mate connectors included) a model may declare: far above what the
+/// engine's 5 000 states allow to simulate, low enough that a runaway `for` loop is refused
+/// before the scene, its collision pairs and the variable table are built.
+pub const MAX_OBJECTS: usize = 20_000;
+
 /// Evaluates parsed statements into a model.
 pub fn evaluate(
     stmts: &[Stmt],
@@ -1003,9 +1008,25 @@ impl<'a> Evaluator<'a> {
         Ok(full)
     }
 
+    /// Refuses one object more than [`MAX_OBJECTS`].
+    fn limit_objects(&self, pos: Pos) -> Result<(), Diag> {
+        if self.objects.len() >= MAX_OBJECTS {
+            return Err(Diag::new(
+                pos,
+                format!(
+                    "the model declares more than {MAX_OBJECTS} objects (mate connectors \
+                     included), more than the engine can simulate; check the bounds of its \
+                     `for` loops"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn object(&mut self, d: &DeclName, body: &Block, scope: &Scope) -> Result<(), Diag> {
         let full = format!("{}{}", scope.prefix, self.decl_name(d, scope)?);
         self.claim(&full, d.base.pos, "object")?;
+        self.limit_objects(d.base.pos)?;
         let what = format!("object `{full}`");
         let f = Fields::new(
             body,
@@ -1104,6 +1125,7 @@ impl<'a> Evaluator<'a> {
         };
         let full = format!("{owner}.{}", name.name);
         self.claim(&full, name.pos, "mate connector")?;
+        self.limit_objects(name.pos)?;
         let what = format!("mate connector `{full}`");
         let f = Fields::new(b, &["position", "main_axis", "normal"], &[], &what)?;
         let position = match f.get("position") {

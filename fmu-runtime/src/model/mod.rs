@@ -13,6 +13,7 @@ mod suggest;
 mod syntax;
 pub mod units;
 
+pub use evaluate::MAX_OBJECTS;
 pub use motion::TimeFunction;
 pub use spec::*;
 
