@@ -5,7 +5,7 @@
 
 use crate::assembly::{
     Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, CutJointKind, DriveQuantity,
-    FrameQuantity, TreeJointKind, VariableKind, VariableTable,
+    FrameQuantity, TreeJointKind, Variable, VariableKind, VariableTable,
 };
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
@@ -663,6 +663,53 @@ impl Simulation {
         (0..self.variables.variables.len())
             .map(|i| self.evaluate(i))
             .collect()
+    }
+
+    /// What the model looks like where it failed, for an error message: every input's value,
+    /// and the outputs of largest magnitude (non-finite ones first), with their units. A motion
+    /// that ran away (a huge torque, a stiff spring) shows here by name.
+    pub fn diagnosis(&mut self) -> String {
+        let values = self.values();
+        let shown = |v: &Variable, value: f64| {
+            let unit = if v.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", v.unit)
+            };
+            format!("{} = {value:e}{unit}", v.name)
+        };
+        let inputs: Vec<String> = self
+            .variables
+            .variables
+            .iter()
+            .zip(&values)
+            .filter(|(v, _)| v.causality == Causality::Input)
+            .map(|(v, value)| shown(v, *value))
+            .collect();
+        let mut outputs: Vec<(&Variable, f64)> = self
+            .variables
+            .variables
+            .iter()
+            .zip(values.iter().copied())
+            .filter(|(v, _)| v.causality == Causality::Output)
+            .collect();
+        let size = |x: f64| {
+            if x.is_finite() {
+                x.abs()
+            } else {
+                f64::INFINITY
+            }
+        };
+        outputs.sort_by(|a, b| size(b.1).total_cmp(&size(a.1)));
+        let largest: Vec<String> = outputs.iter().take(3).map(|(v, x)| shown(v, *x)).collect();
+        let mut text = format!("at t = {} s", self.time());
+        if !inputs.is_empty() {
+            text += &format!(", inputs {}", inputs.join(", "));
+        }
+        if !largest.is_empty() {
+            text += &format!(", largest outputs {}", largest.join(", "));
+        }
+        text
     }
 
     /// Values of the variables with the given indices (valid indices of the table) at the

@@ -173,3 +173,37 @@ fn after_an_error_values_and_states_are_readable_and_a_restore_recovers() {
     free(&slave, in_error);
     free(&slave, good);
 }
+
+/// Regression: a torque of 1e15 N·m on a 1 kg pendulum made the step fail with "mass matrix
+/// singular" alone. The message now names the input and its value, and the outputs that ran
+/// away, so the user sees what they did.
+#[test]
+fn a_runaway_motion_is_reported_with_the_input_that_drove_it() {
+    const PENDULUM: &str = r#"
+model driven "A torque-driven pendulum"
+experiment { stop_time = 1 s; interval = 10 ms; tolerance = 1e-8 }
+object body { mass { m = 1 kg; center = [0.5, 0, 0] m; inertia = diag(0.001, 0.001, 0.001) kg.m2 } }
+joint rev revolute { from = world; to = body; axis = z; flange = force }
+"#;
+    let resources = Resources::new("runaway", PENDULUM);
+    let slave = Slave::new(&resources);
+    slave.initialize(Some(1.0));
+    let sim = Simulation::new(
+        load_str(PENDULUM, "driven.m3d").expect("loads"),
+        SimulationOptions::default(),
+    )
+    .expect("starts");
+    let tau = sim.variables.find("rev.tau").expect("an input") as u32;
+    assert_eq!(slave.set(&[tau], &[1e15]), Fmi2Status::Ok);
+    let status = slave.step(0.0, 0.01);
+    let message = slave
+        .messages()
+        .into_iter()
+        .rev()
+        .find(|m| m.status >= Fmi2Status::Discard)
+        .map(|m| m.text)
+        .unwrap_or_default();
+    eprintln!("{status:?}: {message}");
+    assert_ne!(status, Fmi2Status::Ok);
+    assert!(message.contains("rev.tau = 1e15 N.m"), "{message}");
+}

@@ -470,7 +470,8 @@ impl Instance {
             )),
             Err(restart) => Err(format!(
                 "the step from {now} s to {target} s failed: {failure}; no consistent state \
-                 could be found where it stopped: {restart}"
+                 could be found where it stopped ({restart}), {}",
+                self.simulation.diagnosis()
             )),
         }
     }
