@@ -222,11 +222,11 @@ fn edge_weight(set: &CollisionSet, pair: &CollisionPair, poses: &[Isometry3<f64>
         * inside(t, 2.0 * hb, b.shape.margin())
 }
 
-/// Adds the contact loads of every penetrating pair (inertial-minus-applied convention: the
-/// force on b is subtracted from b's load, added to a's). Each body's contact loads are summed
-/// exactly ([`ExactSum`]), so that the result does not depend on the order of the pairs: in a
-/// mirror-symmetric scene a body and its mirror image get mirror-image loads to the last bit.
-pub fn apply_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
+/// Sums the contact loads of every penetrating pair per body into `ws.contact_loads`. Each
+/// body's loads are summed exactly ([`ExactSum`]), so that the result does not depend on the
+/// order of the pairs: in a mirror-symmetric scene a body and its mirror image get
+/// mirror-image loads to the last bit.
+pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
     ws.contact_loads
         .iter_mut()
         .flatten()
@@ -249,6 +249,11 @@ pub fn apply_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
             }
         }
     }
+}
+
+/// Adds the summed contact loads to the bodies' loads (inertial-minus-applied convention: the
+/// force on b is subtracted from b's load, added to a's).
+pub fn apply_contact_loads(ws: &mut Workspace) {
     for (body, sums) in ws.contact_loads.iter().enumerate() {
         ws.force[body] -= Vector3::from_fn(|i, _| sums[i].value());
         ws.torque[body] -= Vector3::from_fn(|i, _| sums[3 + i].value());

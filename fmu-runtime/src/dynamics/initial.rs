@@ -86,6 +86,9 @@ pub fn consistent_derivatives(
     let unknown = |j: usize| n_q + j;
     let mut matrix = DMatrix::zeros(size, size);
     let mut column = vec![0.0; n];
+    // The columns differ from the base in ẏ only: the contact loads of the base evaluation
+    // stay (evaluating every pair per column made the start quadratic in the bodies).
+    ws.contact_loads_frozen = true;
     for j in 0..size {
         yp[unknown(j)] = 1.0;
         residual(mechanism, inputs, ws, y, &yp, &mut column);
@@ -97,6 +100,7 @@ pub fn consistent_derivatives(
             matrix[(n_v + i, j)] = ws.rows[i].gdd - base_gdd[i];
         }
     }
+    ws.contact_loads_frozen = false;
     let rhs = DVector::from_iterator(
         size,
         base[n_q..n_q + n_v].iter().chain(&base_gdd).map(|b| -b),

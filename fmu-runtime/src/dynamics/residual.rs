@@ -122,8 +122,12 @@ pub struct Workspace {
     /// its contact started ([`super::contacts`]); `None` while the pair is apart.
     pub impacts: Vec<Option<f64>>,
     /// Per body, the exact sums of its contact forces (x, y, z) and torques (x, y, z)
-    /// ([`super::contacts::apply_contact_loads`]).
+    /// ([`super::contacts::sum_contact_loads`]).
     pub contact_loads: Vec<[ExactSum; 6]>,
+    /// Reuse `contact_loads` as they are instead of evaluating every pair: for residuals that
+    /// differ from the last one in ẏ only, which contact loads do not depend on (the start
+    /// derivatives' mass-matrix columns).
+    pub contact_loads_frozen: bool,
     /// World pose of every collider ([`super::contacts`]), refreshed by every forward pass.
     pub collider_poses: Vec<Isometry3<f64>>,
 }
@@ -144,6 +148,7 @@ impl Workspace {
             mu_torque: vec![Vector3::zeros(); n],
             impacts: vec![None; mechanism.collisions.pairs.len()],
             contact_loads: vec![Default::default(); n],
+            contact_loads_frozen: false,
             collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),
         }
     }
@@ -296,7 +301,10 @@ fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace, yp: &[f64], res: &mu
         apply(ws, link.body_b, &rb, &(-tension * e));
     }
     if !mechanism.collisions.pairs.is_empty() {
-        super::contacts::apply_contact_loads(mechanism, ws);
+        if !ws.contact_loads_frozen {
+            super::contacts::sum_contact_loads(mechanism, ws);
+        }
+        super::contacts::apply_contact_loads(ws);
     }
     if !mechanism.rows.is_empty() {
         constraint_terms(mechanism, ws, yp, res);
