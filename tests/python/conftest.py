@@ -1,5 +1,7 @@
-"""Shared fixtures of the Python harness: the FMUs of every model, built once per session with
-`fmu3d build`, and reference results computed by `fmu3d simulate` on the model files.
+"""Shared fixtures and helpers of the Python harness: the FMUs of every model, built once per
+session with `fmu3d build`; their runs in fmpy and the results of `fmu3d simulate` on the model
+files, cached; what the model files declare (parameters, experiment), read here with regular
+expressions; an FMU instance driven through fmpy's low-level API.
 
 The harness imports the FMUs the way users' tools do (fmpy, libcosimpy) and compares them with
 the same engine run without any importer, and with analytic results. It needs the release build
@@ -9,13 +11,18 @@ of `fmu3d` and the runtime library next to it:
     .venv/bin/python -m pytest tests/python -q
 """
 
+import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import fmpy
 import numpy as np
 import pytest
+from fmpy.fmi2 import FMU2Slave
+from scipy.special import ellipk
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FMU3D = REPOSITORY / "target" / "release" / "fmu3d"
@@ -27,8 +34,73 @@ MODEL_FILES = sorted((REPOSITORY / "models").glob("*.m3d")) + sorted(
 )
 MODELS = {path.stem: path for path in MODEL_FILES}
 
+EXAMPLES = REPOSITORY / "examples" / "cosimulation"
+
 #: Builds are stamped with this time (2023-11-14T22:13:20Z), as in the Rust tests.
 SOURCE_DATE_EPOCH = "1700000000"
+
+
+# --- The model files, read with a few regular expressions (not with fmu3d's parser) ------
+
+#: Units a model file may write, with their SI unit and factor (docs/model-format.md, "Units").
+SI = {
+    "deg": ("rad", math.pi / 180),
+    "deg/s": ("rad/s", math.pi / 180),
+    "mm": ("m", 1e-3),
+    "cm": ("m", 1e-2),
+    "km": ("m", 1e3),
+    "g": ("kg", 1e-3),
+    "ms": ("s", 1e-3),
+    "N/mm": ("N/m", 1e3),
+    "mV": ("V", 1e-3),
+    "kV": ("V", 1e3),
+    "mA": ("A", 1e-3),
+    "mOhm": ("Ohm", 1e-3),
+    "kOhm": ("Ohm", 1e3),
+    "mH": ("H", 1e-3),
+    "uH": ("H", 1e-6),
+    "V.s/rad": ("N.m/A", 1.0),
+}
+
+NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+
+
+def model_text(name):
+    """The model file without comments."""
+    return re.sub(r"#[^\n]*", "", MODELS[name].read_text())
+
+
+def declared_parameters(name):
+    """{name: (SI value or None when not a plain number, SI unit or None)} of the top-level
+    `parameters { ... }` block."""
+    block = re.search(r"^parameters\s*\{(.*?)^\}", model_text(name), re.S | re.M)
+    parameters = {}
+    if block is None:
+        return parameters
+    for line in block.group(1).splitlines():
+        m = re.match(rf"\s*(\w+)\s*=\s*(.*?)\s*(\"[^\"]*\")?\s*$", line)
+        if not m:
+            continue
+        value = re.fullmatch(rf"({NUMBER})\s*([A-Za-z][\w./]*)?", m.group(2))
+        if value is None:
+            parameters[m.group(1)] = (None, None)
+            continue
+        unit, factor = value.group(2), 1.0
+        if unit is not None:
+            unit, factor = SI.get(unit, (unit, 1.0))
+        parameters[m.group(1)] = (float(value.group(1)) * factor, unit)
+    return parameters
+
+
+def declared_experiment(name):
+    """startTime, stopTime, stepSize, tolerance of the `experiment` statement, with the
+    documented defaults."""
+    fields = {"start_time": 0.0, "stop_time": 1.0, "interval": 0.01, "tolerance": 1e-6}
+    m = re.search(r"^experiment\s*\{(.*?)\}", model_text(name), re.S | re.M)
+    if m:
+        for field, number, unit in re.findall(rf"(\w+)\s*=\s*({NUMBER})\s*(ms|s)?", m.group(1)):
+            fields[field] = float(number) * (1e-3 if unit == "ms" else 1.0)
+    return fields
 
 
 def fmu3d(*args, cwd=None):
@@ -52,15 +124,14 @@ def fmu3d(*args, cwd=None):
 def crank_example(tmp_path_factory):
     """The FMUs of examples/cosimulation's crank built as a user builds them: (crank.fmu by
     `fmu3d build`, drive_train.fmu by pythonfmu, their folder)."""
-    examples = REPOSITORY / "examples" / "cosimulation"
-    if str(examples) not in sys.path:
-        sys.path.insert(0, str(examples))
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
     import fmpy_master
 
     folder = tmp_path_factory.mktemp("crank_example")
     crank = folder / "crank.fmu"
-    fmu3d("build", examples / "crank.m3d", "-o", crank)
-    return crank, fmpy_master.build_drive(examples / "drive_train.py", folder), folder
+    fmu3d("build", EXAMPLES / "crank.m3d", "-o", crank)
+    return crank, fmpy_master.build_drive(EXAMPLES / "drive_train.py", folder), folder
 
 
 def angle_differences(first, second, phi_ref, joint="crank"):
@@ -84,6 +155,56 @@ def assert_runs_agree(first, second, phi_ref, what):
     assert abs(first.balance_error[-1]) < 0.01 * first.E_el[-1]
 
 
+def pendulum_period(inertia, mass, distance, amplitude, g=9.81):
+    """The period of a rigid pendulum (moment `inertia` about its axis, center of mass
+    `distance` from it) swinging by `amplitude` to either side of the lowest point:
+    4 sqrt(I/(m g d)) K(sin(amplitude/2)), K the complete elliptic integral of the first kind
+    (scipy's ellipk takes the square of its modulus)."""
+    return 4 * math.sqrt(inertia / (mass * g * distance)) * ellipk(math.sin(amplitude / 2) ** 2)
+
+
+class Instance:
+    """One FMU instance through fmpy's low-level FMI 2.0 API, initialized at t = 0 (parameters
+    set in initialization mode), recording its outputs at every communication point."""
+
+    def __init__(self, fmu, folder, name, start_values=None):
+        self.description = fmpy.read_model_description(str(fmu))
+        self.outputs = [v for v in self.description.modelVariables if v.causality == "output"]
+        references = {v.name: v.valueReference for v in self.description.modelVariables}
+        self.slave = FMU2Slave(
+            guid=self.description.guid,
+            unzipDirectory=folder,
+            modelIdentifier=self.description.coSimulation.modelIdentifier,
+            instanceName=name,
+        )
+        self.slave.instantiate()
+        self.slave.setupExperiment(startTime=0.0)
+        self.slave.enterInitializationMode()
+        for variable, value in (start_values or {}).items():
+            self.slave.setReal([references[variable]], [value])
+        self.slave.exitInitializationMode()
+        self.time = 0.0
+        self.rows = [self.sample()]
+
+    def sample(self):
+        return (self.time, *self.slave.getReal([v.valueReference for v in self.outputs]))
+
+    def step(self, h):
+        """fmi2DoStep from the current time over h (choose h exact in binary, so that the
+        communication points are exactly i*h), then records the outputs."""
+        self.slave.doStep(currentCommunicationPoint=self.time, communicationStepSize=h)
+        self.time += h
+        self.rows.append(self.sample())
+
+    def result(self):
+        dtype = [("time", float)] + [(v.name, float) for v in self.outputs]
+        return np.array(self.rows, dtype=dtype)
+
+    def free(self):
+        self.slave.terminate()
+        self.slave.freeInstance()  # fmi2FreeInstance, then fmpy unloads the library
+
+
 def read_csv(path):
     """A CSV of `fmu3d simulate` as a structured array whose fields are the variable names."""
     return np.genfromtxt(path, delimiter=",", names=True, deletechars="", dtype=float)
@@ -100,6 +221,21 @@ def fmus(tmp_path_factory):
         assert fmu.is_file(), fmu
         built[name] = fmu
     return built
+
+
+@pytest.fixture(scope="session")
+def simulation(fmus):
+    """`simulation(name, **options)`: fmpy.simulate_fmu of the model's FMU with these options
+    (none: the default experiment), every output recorded; cached."""
+    cache = {}
+
+    def simulate(name, **options):
+        key = (name, tuple(sorted((k, repr(v)) for k, v in options.items())))
+        if key not in cache:
+            cache[key] = fmpy.simulate_fmu(str(fmus[name]), **options)
+        return cache[key]
+
+    return simulate
 
 
 @pytest.fixture(scope="session")

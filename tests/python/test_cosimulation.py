@@ -6,9 +6,11 @@ equations directly and integrates them with scipy (rtol 1e-11): a monolithic ref
 shares no code with fmu3d or with the FMUs. Against it:
 
 - the crank angle of the fmpy master converges as the communication step h shrinks (at least
-  linearly: halving h at least halves the error) and is within 1e-3 rad at h = 1 ms over 2 s;
+  linearly: halving h at least halves the error) and is within 2e-4 rad at h = 1 ms over 2 s
+  (2.7e-5 measured);
 - the energy balance (electrical energy in = mechanical energy + magnetic energy + resistive
-  losses) closes to 1 % of the energy delivered;
+  losses) closes to 0.1 % of the energy delivered (0.015 % measured), and each term agrees with
+  the reference's to 0.1 % of it;
 - libcosim, running the same connections with its own master, agrees with the fmpy master that
   passes the same information (no torque derivative) within the co-simulation error.
 """
@@ -20,9 +22,7 @@ import numpy as np
 import pytest
 from fmpy.validation import validate_fmu
 
-from conftest import REPOSITORY, angle_differences, assert_runs_agree, fmu3d
-
-EXAMPLES = REPOSITORY / "examples" / "cosimulation"
+from conftest import EXAMPLES, angle_differences, assert_runs_agree, fmu3d
 sys.path.insert(0, str(EXAMPLES))
 
 import ecco_master  # noqa: E402
@@ -106,7 +106,7 @@ def test_crank_angle_converges_to_the_monolithic_reference(fmpy_runs, exact):
           + ", ".join(f"h = {h * 1e3:g} ms: {e:.3e} rad" for h, e in errors.items()))
     for h, half in zip(STEPS, STEPS[1:]):
         assert errors[half] <= errors[h] / 2, f"no linear convergence from h = {h} to {half}"
-    assert errors[1e-3] < 1e-3
+    assert errors[1e-3] < 2e-4
 
 
 def test_energy_balance_closes(fmpy_runs, exact):
@@ -114,13 +114,15 @@ def test_energy_balance_closes(fmpy_runs, exact):
     print(result.report("fmpy master, h = 1 ms"))
     E_el = result.E_el[-1]
     assert E_el > 1.0
-    assert abs(result.balance_error[-1]) < 0.01 * E_el
-    # Over the whole run, not only at the end.
-    assert np.max(np.abs(result.balance_error)) < 0.01 * E_el
-    # And each term agrees with the reference's.
+    # Over the whole run, not only at the end (measured 1.5e-4 of the energy in).
+    assert np.max(np.abs(result.balance_error)) < 1e-3 * E_el
+    # And each term agrees with the reference's (measured 1.8e-4 of the energy in, the losses).
     expected = reference.energies(exact, STOP_TIME)
     actual = [result.E_el[-1], result.E_mech[-1], result.E_mag[-1], result.E_loss[-1]]
-    np.testing.assert_allclose(actual, expected, rtol=0, atol=0.01 * E_el)
+    print("|terms - reference| / energy in: "
+          + ", ".join(f"{name} {abs(a - e) / E_el:.1e}" for name, a, e in
+                      zip(("electrical", "mechanical", "magnetic", "losses"), actual, expected)))
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=1e-3 * E_el)
 
 
 def test_output_derivatives_reduce_the_coupling_error(example, fmpy_runs, exact):
@@ -190,13 +192,11 @@ def test_ecco_adapts_the_step_and_closes_the_energy_balance_better(example, exac
     assert errors[0] < 1e-3
 
 
-# fmu3d cannot build a model whose every joint is motion-driven (no state): `fmu3d build` and
-# `fmu3d check` panic in fmu_runtime::dynamics::initial::consistent_derivatives ("Matrix slicing
-# out of bounds", nalgebra LU of a 0x0 system). crank_motion.m3d is such a model. The marker is
-# strict: the test must be unmarked once the model builds.
 def test_motion_driven_coupling_agrees_with_the_torque_driven_one(tmp_path, fmpy_runs, exact):
     """The drive integrates the motion with its own inertia model (motor + its model of the
-    load inertia) and the crank, motion-driven, returns the torque its joint takes."""
+    load inertia) and the crank, motion-driven, returns the torque its joint takes. Both
+    couplings follow the monolithic reference within their co-simulation error at h = 1 ms, so
+    they agree with each other; the motion-driven run's energy balance closes."""
     crank = tmp_path / "crank_motion.fmu"
     fmu3d("build", EXAMPLES / "crank_motion.m3d", "-o", crank)
     drive = fmpy_master.build_drive(EXAMPLES / "drive_train_motion.py", tmp_path,
@@ -205,9 +205,13 @@ def test_motion_driven_coupling_agrees_with_the_torque_driven_one(tmp_path, fmpy
     motion = fmpy_master.run_motion(crank, drive, h, STOP_TIME)
     torque = fmpy_runs[h]
     phi_ref = exact(torque.time)[1]
-    difference, *errors = angle_differences(motion, torque, phi_ref)
+    difference, motion_error, torque_error = angle_differences(motion, torque, phi_ref)
+    balance = abs(motion.balance_error[-1]) / motion.E_el[-1]
     print(f"h = 1 ms: max |motion - torque-driven| = {difference:.3e} rad, errors against the "
-          f"reference {errors[0]:.3e} (motion), {errors[1]:.3e} (torque) rad")
-    assert max(errors) < 1e-3
-    assert difference <= sum(errors)
-    assert abs(motion.balance_error[-1]) < 0.01 * motion.E_el[-1]
+          f"reference {motion_error:.3e} (motion), {torque_error:.3e} (torque) rad; motion-driven "
+          f"energy balance {100 * balance:.3f} % of the energy in")
+    # Measured 9.8e-5, 2.7e-5 and 1.0e-4 rad; 0.13 %.
+    assert motion_error < 5e-4
+    assert torque_error < 1.5e-4
+    assert difference < 5e-4
+    assert balance < 5e-3

@@ -28,9 +28,7 @@ import fmpy
 import numpy as np
 import pytest
 
-from conftest import REPOSITORY, fmu3d
-
-EXAMPLES = REPOSITORY / "examples" / "cosimulation"
+from conftest import EXAMPLES, fmu3d
 sys.path.insert(0, str(EXAMPLES))
 
 import fmpy_master  # noqa: E402

@@ -1,5 +1,6 @@
 """libcosim (the Open Simulation Platform's co-simulation master, through libcosimpy) runs each
-FMU; its results agree with `fmu3d simulate` on the model file.
+FMU; its results agree with `fmu3d simulate` on the model file. Both run the same engine: this
+checks the FMI layer under another importer, not the physics (test_physics.py does).
 
 libcosim counts time in integer nanoseconds and converts to seconds for fmi2DoStep. The step
 here is 2^-7 s = 7 812 500 ns, which is exact in binary floating point, so libcosim's
@@ -18,8 +19,7 @@ from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
 from libcosimpy.CosimObserver import CosimObserver
 from libcosimpy.CosimSlave import CosimLocalSlave
 
-from conftest import MODELS
-from test_validate import declared_experiment
+from conftest import MODELS, declared_experiment
 
 STEP_NS = 7_812_500  # 2^-7 s
 STEPS = 256  # 2 s

@@ -22,9 +22,7 @@ from lxml import etree
 import fmpy.ssp
 from fmpy.ssp.ssd import read_ssd
 
-from conftest import REPOSITORY, assert_runs_agree
-
-EXAMPLES = REPOSITORY / "examples" / "cosimulation"
+from conftest import EXAMPLES, assert_runs_agree
 sys.path.insert(0, str(EXAMPLES))
 
 import libcosim_master  # noqa: E402

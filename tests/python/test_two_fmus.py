@@ -1,11 +1,11 @@
 """Several FMUs and instances in one process, through fmpy's low-level FMI 2.0 API: no shared
-state between them, and loading again after the libraries were unloaded."""
+state between them, and loading again after the libraries were unloaded. The references are runs
+of the same engine (alone, `fmu3d simulate`): this checks the FMI layer, not the physics."""
 
 import fmpy
 import numpy as np
-from fmpy.fmi2 import FMU2Slave
 
-from conftest import assert_same_results
+from conftest import Instance, assert_same_results
 
 # A step exact in binary (2^-7 s), so that t + H is exactly the next (i + 1) * H of `fmu3d
 # simulate`: the integrator stops at each communication point, and a communication point off
@@ -13,49 +13,10 @@ from conftest import assert_same_results
 H, STEPS = 2.0**-7, 256  # 2 s
 
 
-class Instance:
-    """One FMU instance, initialized at t = 0, recording its outputs at every step."""
-
-    def __init__(self, fmu, folder, name, start_values=None):
-        self.description = fmpy.read_model_description(str(fmu))
-        self.outputs = [v for v in self.description.modelVariables if v.causality == "output"]
-        references = {v.name: v.valueReference for v in self.description.modelVariables}
-        self.slave = FMU2Slave(
-            guid=self.description.guid,
-            unzipDirectory=folder,
-            modelIdentifier=self.description.coSimulation.modelIdentifier,
-            instanceName=name,
-        )
-        self.slave.instantiate()
-        self.slave.setupExperiment(startTime=0.0)
-        self.slave.enterInitializationMode()
-        for variable, value in (start_values or {}).items():
-            self.slave.setReal([references[variable]], [value])
-        self.slave.exitInitializationMode()
-        self.time = 0.0
-        self.rows = [self.sample()]
-
-    def sample(self):
-        return (self.time, *self.slave.getReal([v.valueReference for v in self.outputs]))
-
-    def step(self, i):
-        self.slave.doStep(currentCommunicationPoint=self.time, communicationStepSize=H)
-        self.time = (i + 1) * H
-        self.rows.append(self.sample())
-
-    def result(self):
-        dtype = [("time", float)] + [(v.name, float) for v in self.outputs]
-        return np.array(self.rows, dtype=dtype)
-
-    def free(self):
-        self.slave.terminate()
-        self.slave.freeInstance()  # fmi2FreeInstance, then fmpy unloads the library
-
-
 def run_alone(fmu, folder, name, **kwargs):
     instance = Instance(fmu, folder, name, **kwargs)
-    for i in range(STEPS):
-        instance.step(i)
+    for _ in range(STEPS):
+        instance.step(H)
     instance.free()
     return instance
 
@@ -68,9 +29,9 @@ def test_two_fmus_stepped_alternately_give_their_results_alone(fmus, reference, 
     alone = {name: run_alone(fmus[name], folders[name], f"{name}_alone") for name in folders}
 
     together = {name: Instance(fmus[name], folders[name], name) for name in folders}
-    for i in range(STEPS):
+    for _ in range(STEPS):
         for instance in together.values():
-            instance.step(i)
+            instance.step(H)
     for name, instance in together.items():
         names = [v.name for v in instance.outputs]
         result = instance.result()
@@ -92,9 +53,9 @@ def test_two_instances_of_one_fmu_keep_their_own_parameters(fmus, reference, tmp
     folder = fmpy.extract(str(fmus["pendulum"]), unzipdir=str(tmp_path / "pendulum"))
     default = Instance(fmus["pendulum"], folder, "default")
     heavy = Instance(fmus["pendulum"], folder, "changed", start_values={"d": 0.0, "phi0": 0.5})
-    for i in range(STEPS):
-        default.step(i)
-        heavy.step(i)
+    for _ in range(STEPS):
+        default.step(H)
+        heavy.step(H)
     names = [v.name for v in default.outputs]
     expected = reference("pendulum", stop_time=STEPS * H, step=H)
     assert_same_results(default.result(), expected, names, 1e-9, "default pendulum")

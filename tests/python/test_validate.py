@@ -1,103 +1,76 @@
 """fmpy's validation of every FMU, and what fmpy reads from modelDescription.xml against what the
 model file says (read here with a few regular expressions, not with fmu3d's parser)."""
 
-import math
 import re
+import sys
 
 import fmpy
 import pytest
 from fmpy.validation import validate_fmu
 
-from conftest import MODELS
+from conftest import EXAMPLES, MODELS, declared_experiment, declared_parameters, fmu3d, model_text
 
-#: Units a model file may write, with their SI unit and factor (docs/model-format.md, "Units").
-SI = {
-    "deg": ("rad", math.pi / 180),
-    "deg/s": ("rad/s", math.pi / 180),
-    "mm": ("m", 1e-3),
-    "cm": ("m", 1e-2),
-    "km": ("m", 1e3),
-    "g": ("kg", 1e-3),
-    "ms": ("s", 1e-3),
-    "N/mm": ("N/m", 1e3),
-    "mV": ("V", 1e-3),
-    "kV": ("V", 1e3),
-    "mA": ("A", 1e-3),
-    "mOhm": ("Ohm", 1e-3),
-    "kOhm": ("Ohm", 1e3),
-    "mH": ("H", 1e-3),
-    "uH": ("H", 1e-6),
-    "V.s/rad": ("N.m/A", 1.0),
-}
+sys.path.insert(0, str(EXAMPLES))
 
-NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-
-
-def model_text(name):
-    """The model file without comments."""
-    return re.sub(r"#[^\n]*", "", MODELS[name].read_text())
-
-
-def declared_parameters(name):
-    """{name: (SI value or None when not a plain number, SI unit or None)} of the top-level
-    `parameters { ... }` block."""
-    block = re.search(r"^parameters\s*\{(.*?)^\}", model_text(name), re.S | re.M)
-    parameters = {}
-    if block is None:
-        return parameters
-    for line in block.group(1).splitlines():
-        m = re.match(rf"\s*(\w+)\s*=\s*(.*?)\s*(\"[^\"]*\")?\s*$", line)
-        if not m:
-            continue
-        value = re.fullmatch(rf"({NUMBER})\s*([A-Za-z][\w./]*)?", m.group(2))
-        if value is None:
-            parameters[m.group(1)] = (None, None)
-            continue
-        unit, factor = value.group(2), 1.0
-        if unit is not None:
-            unit, factor = SI.get(unit, (unit, 1.0))
-        parameters[m.group(1)] = (float(value.group(1)) * factor, unit)
-    return parameters
-
-
-def declared_experiment(name):
-    """startTime, stopTime, stepSize, tolerance of the `experiment` statement, with the
-    documented defaults."""
-    fields = {"start_time": 0.0, "stop_time": 1.0, "interval": 0.01, "tolerance": 1e-6}
-    m = re.search(r"^experiment\s*\{(.*?)\}", model_text(name), re.S | re.M)
-    if m:
-        for field, number, unit in re.findall(rf"(\w+)\s*=\s*({NUMBER})\s*(ms|s)?", m.group(1)):
-            fields[field] = float(number) * (1e-3 if unit == "ms" else 1.0)
-    return fields
+import fmpy_master  # noqa: E402
 
 
 def declared_joints(name):
-    """[(joint name, kind, flange)] of the joints not declared inside a `for` loop."""
+    """[(joint name, kind, flange)] of every joint the model file declares, in `for` loops and
+    sub-assemblies too (the name without its index or instance)."""
     joints = []
-    for m in re.finditer(r"^joint\s+(\w+)\s+(\w+)\s*\{([^}]*)\}", model_text(name), re.M):
+    pattern = r"^\s*joint\s+(\w+)(?:\[[^\]]*\])?\s+(\w+)\s*\{([^}]*)\}"
+    for m in re.finditer(pattern, model_text(name), re.M):
         flange = re.search(r"flange\s*=\s*(\w+)", m.group(3))
         joints.append((m.group(1), m.group(2), flange.group(1) if flange else "passive"))
     return joints
 
 
 def declared_output_objects(name):
-    """Objects (not in a `for` loop) declared with `output = true`."""
+    """Objects declared with `output = true`, in `for` loops and sub-assemblies too."""
+    text = model_text(name)
     objects = []
-    for m in re.finditer(r"^object\s+(\w+)\s*\{", model_text(name), re.M):
+    for m in re.finditer(r"^\s*object\s+(\w+)(?:\[[^\]]*\])?\s*\{", text, re.M):
         depth, i = 1, m.end()
-        text = model_text(name)
         while depth:
             depth += {"{": 1, "}": -1}.get(text[i], 0)
             i += 1
-        if re.search(r"^\s*output\s*=\s*true", text[m.end() : i], re.M):
+        if re.search(r"(?:^|[{;])\s*output\s*=\s*true\b", text[m.end() : i], re.M):
             objects.append(m.group(1))
     return objects
+
+
+def instances(variables, element, suffix):
+    """The FMU names of a declared element: itself, `element[i]` of a `for` loop, or
+    `instance.element` of a sub-assembly (read from the names of the variables `NAME.suffix`)."""
+    pattern = re.compile(rf"((?:\w+\.)*{element}(?:\[\d+\])?)\.{re.escape(suffix)}")
+    return sorted({m.group(1) for v in variables if (m := pattern.fullmatch(v))})
+
+
+#: The models with an object declared `output = true` (chain's only output frame depends on its
+#: loop index).
+OUTPUT_MODELS = [name for name in MODELS if declared_output_objects(name)]
 
 
 @pytest.mark.parametrize("name", MODELS)
 def test_fmpy_validation_finds_no_problem(fmus, name):
     problems = validate_fmu(str(fmus[name]))
     assert problems == [], f"{name}: " + "\n".join(problems)
+
+
+def test_fmpy_validation_finds_no_problem_in_the_cosimulation_examples(crank_example, tmp_path):
+    """The FMUs of examples/cosimulation as a user builds them: every mechanism with `fmu3d
+    build`, the torque- and the motion-driven drive train with pythonfmu."""
+    crank, drive, _ = crank_example
+    built = [crank, drive, fmpy_master.build_drive(EXAMPLES / "drive_train_motion.py", tmp_path,
+                                                   [EXAMPLES / "drive_train.py"])]
+    for model in sorted(EXAMPLES.glob("*.m3d")):
+        if model.stem != crank.stem:
+            built.append(tmp_path / f"{model.stem}.fmu")
+            fmu3d("build", model, "-o", built[-1])
+    problems = [f"{fmu.name}: {problem}" for fmu in built for problem in validate_fmu(str(fmu))]
+    print(f"fmpy validated {', '.join(fmu.name for fmu in built)}: {len(problems)} problems")
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -143,38 +116,52 @@ def test_fmpy_sees_the_flange_variables_of_every_joint(fmus, name):
         "revolute": (("phi", "rad"), ("w", "rad/s"), ("a", "rad/s2"), ("tau", "N.m")),
         "prismatic": (("s", "m"), ("v", "m/s"), ("a", "m/s2"), ("f", "N")),
     }
-    for joint, kind, flange in declared_joints(name):
+    joints = declared_joints(name)
+    assert joints, f"{name}: the harness found no joint in the model file"
+    for joint, kind, flange in joints:
         if kind not in names:
+            # Free and fixed joints have no joint variables (a free body's motion is its
+            # frame's outputs).
+            assert not any(instances(variables, joint, suffix) for suffix in "phi s w v a".split()), \
+                f"{name}: {kind} joint {joint} has joint variables"
             continue
-        position, speed, acceleration, drive = (f"{joint}.{n}" for n, _ in names[kind])
-        for (suffix, unit) in names[kind]:
-            variable = variables.get(f"{joint}.{suffix}")
-            if variable is not None:
-                assert variable.unit == unit, f"{name}: {joint}.{suffix}"
-        if flange == "passive":
-            assert variables[position].causality == "output"
-            assert variables[speed].causality == "output"
-            assert drive not in variables or variables[drive].causality != "input"
-        elif flange == "force":
-            assert variables[drive].causality == "input"
-            for output in (position, speed, acceleration):
-                assert variables[output].causality == "output", output
-        elif flange == "motion":
-            for input_ in (position, speed, acceleration):
-                assert variables[input_].causality == "input", input_
-            assert variables[drive].causality == "output"
-        else:
-            pytest.fail(f"{name}: unknown flange {flange}")
+        found = instances(variables, joint, names[kind][0][0])
+        assert found, f"{name}: no variables of {kind} joint {joint}"
+        for instance in found:
+            position, speed, acceleration, drive = (f"{instance}.{n}" for n, _ in names[kind])
+            for suffix, unit in names[kind]:
+                variable = variables.get(f"{instance}.{suffix}")
+                if variable is not None:
+                    assert variable.unit == unit, f"{name}: {instance}.{suffix}"
+            if flange == "passive":
+                assert variables[position].causality == "output"
+                assert variables[speed].causality == "output"
+                assert drive not in variables or variables[drive].causality != "input"
+            elif flange == "force":
+                assert variables[drive].causality == "input"
+                for output in (position, speed, acceleration):
+                    assert variables[output].causality == "output", output
+            elif flange == "motion":
+                for input_ in (position, speed, acceleration):
+                    assert variables[input_].causality == "input", input_
+                assert variables[drive].causality == "output"
+            else:
+                pytest.fail(f"{name}: unknown flange {flange}")
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", OUTPUT_MODELS)
 def test_fmpy_sees_the_outputs_of_every_output_object(fmus, name):
     description = fmpy.read_model_description(str(fmus[name]))
     variables = {v.name: v for v in description.modelVariables}
     for obj in declared_output_objects(name):
-        for i in (1, 2, 3):
-            assert variables[f"{obj}.r[{i}]"].unit == "m"
-            assert variables[f"{obj}.v[{i}]"].unit == "m/s"
-            assert variables[f"{obj}.r[{i}]"].causality == "output"
-        for i in (1, 2, 3, 4):
-            assert variables[f"{obj}.Q[{i}]"].causality == "output"
+        found = instances(variables, obj, "r[1]")
+        assert found, f"{name}: no outputs of object {obj}"
+        for instance in found:
+            for i in (1, 2, 3):
+                assert variables[f"{instance}.r[{i}]"].unit == "m"
+                assert variables[f"{instance}.v[{i}]"].unit == "m/s"
+                assert variables[f"{instance}.w[{i}]"].unit == "rad/s"
+                for quantity in "rvw":
+                    assert variables[f"{instance}.{quantity}[{i}]"].causality == "output"
+            for i in (1, 2, 3, 4):
+                assert variables[f"{instance}.Q[{i}]"].causality == "output"
