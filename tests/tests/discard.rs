@@ -207,3 +207,28 @@ joint rev revolute { from = world; to = body; axis = z; flange = force }
     assert_ne!(status, Fmi2Status::Ok);
     assert!(message.contains("rev.tau = 1e15 N.m"), "{message}");
 }
+
+/// The step budget is per simulated time, the same wherever the step starts: a step that is
+/// too long is discarded after the same stretch of time from t = 0.25 s as from t = 0.
+#[test]
+fn the_budget_does_not_depend_on_where_the_step_starts() {
+    let resources = Resources::new("budget", MODEL);
+    let from_zero = {
+        let slave = Slave::new(&resources);
+        slave.initialize(Some(1.0));
+        assert_eq!(slave.step(0.0, 1.0), Fmi2Status::Discard);
+        last_successful_time(&slave).1
+    };
+    let slave = Slave::new(&resources);
+    slave.initialize(Some(1.0));
+    for k in 0..8 {
+        assert_eq!(slave.step(k as f64 / 32.0, 1.0 / 32.0), Fmi2Status::Ok);
+    }
+    assert_eq!(slave.step(0.25, 0.75), Fmi2Status::Discard);
+    let later = last_successful_time(&slave).1 - 0.25;
+    eprintln!("discarded after {from_zero:.4} s from t = 0, after {later:.4} s from t = 0.25 s");
+    assert!(
+        (later / from_zero - 1.0).abs() < 0.2,
+        "{later} s vs {from_zero} s"
+    );
+}
