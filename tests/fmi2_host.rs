@@ -64,6 +64,19 @@ pub fn callbacks(log: &Log) -> Fmi2CallbackFunctions {
     }
 }
 
+/// The value reference of the variable `name` of the model `source` (its index in the variable
+/// table, as modelDescription.xml gives it).
+pub fn value_reference(source: &str, name: &str) -> u32 {
+    let spec = fmu_runtime::model::load_str(source, "model.m3d").expect("the model loads");
+    let simulation = fmu_runtime::simulation::Simulation::new(spec, Default::default())
+        .expect("the model starts");
+    let index = simulation
+        .variables
+        .find(name)
+        .unwrap_or_else(|| panic!("no variable {name}"));
+    u32::try_from(index).expect("a value reference fits 32 bits")
+}
+
 /// An unpacked FMU's resources folder holding `source` as the model.
 pub struct Resources {
     pub folder: PathBuf,

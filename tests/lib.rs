@@ -128,3 +128,19 @@ pub fn upward_zero_crossings(time: &[f64], signal: &[f64]) -> Vec<f64> {
 }
 
 pub mod fmi2_host;
+
+/// The proptest settings of the fuzz targets: `PROPTEST_CASES` cases (64 by default, a short
+/// run in every `cargo test`), a failing case kept in `tests/tests/regressions/` and replayed
+/// first from then on.
+pub fn fuzz_config() -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(64),
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("regressions"),
+        )),
+        ..proptest::test_runner::Config::default()
+    }
+}

@@ -605,18 +605,7 @@ fn a_signal_or_a_kill_leaves_no_partial_file() {
     let alive = out.join(format!(".pendulum.fmu.{}.partial", std::process::id()));
     std::fs::write(&dead, b"half").expect("written");
     std::fs::write(&alive, b"half").expect("written");
-    let run = fmu3d()
-        .arg("build")
-        .arg(&pendulum)
-        .arg("-o")
-        .arg(&fmu)
-        .output()
-        .expect("fmu3d runs");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    build(&pendulum, &fmu);
     assert!(!dead.exists(), "the stale temporary file is removed");
     assert!(alive.exists(), "a running build's file stays");
     std::fs::remove_file(&alive).expect("removed");

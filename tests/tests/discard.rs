@@ -10,11 +10,9 @@
 //! - after `fmi2Error`, the getters and the FMU-state functions work (FMI 2.0.4's state table),
 //!   and restoring a saved state makes the instance usable again.
 
-use fmu3d_tests::fmi2_host::{Resources, Slave};
+use fmu3d_tests::fmi2_host::{value_reference, Resources, Slave};
 use fmu_runtime::fmi2::exports::*;
 use fmu_runtime::fmi2::types::*;
-use fmu_runtime::model::load_str;
-use fmu_runtime::simulation::{Simulation, SimulationOptions};
 
 const MODEL: &str = r#"
 model stiff "A mass on a 100 Hz spring"
@@ -34,14 +32,7 @@ fn closed_form(t: f64) -> f64 {
 }
 
 fn vr(name: &str) -> u32 {
-    let sim = Simulation::new(
-        load_str(MODEL, "stiff.m3d").expect("loads"),
-        SimulationOptions::default(),
-    )
-    .expect("starts");
-    sim.variables
-        .find(name)
-        .unwrap_or_else(|| panic!("no variable {name}")) as u32
+    value_reference(MODEL, name)
 }
 
 fn last_successful_time(slave: &Slave) -> (Fmi2Status, f64) {
@@ -188,12 +179,7 @@ joint rev revolute { from = world; to = body; axis = z; flange = force }
     let resources = Resources::new("runaway", PENDULUM);
     let slave = Slave::new(&resources);
     slave.initialize(Some(1.0));
-    let sim = Simulation::new(
-        load_str(PENDULUM, "driven.m3d").expect("loads"),
-        SimulationOptions::default(),
-    )
-    .expect("starts");
-    let tau = sim.variables.find("rev.tau").expect("an input") as u32;
+    let tau = value_reference(PENDULUM, "rev.tau");
     assert_eq!(slave.set(&[tau], &[1e15]), Fmi2Status::Ok);
     let status = slave.step(0.0, 0.01);
     let message = slave

@@ -2,11 +2,9 @@
 //! against the table of the FMI 2.0 specification written out here), argument errors, physics
 //! through the flanges, FMU-state rollback and serialization, threads.
 
-use fmu3d_tests::fmi2_host::{Resources, Slave};
+use fmu3d_tests::fmi2_host::{value_reference, Resources, Slave};
 use fmu_runtime::fmi2::exports::*;
 use fmu_runtime::fmi2::types::*;
-use fmu_runtime::model::load_str;
-use fmu_runtime::simulation::{Simulation, SimulationOptions};
 
 /// A force-driven pendulum and a motion-driven slider: inputs of both kinds.
 const MODEL: &str = r#"
@@ -27,14 +25,7 @@ joint slide prismatic { from = world; to = slider; axis = x; flange = motion }
 "#;
 
 fn vr(name: &str) -> u32 {
-    let sim = Simulation::new(
-        load_str(MODEL, "drives.m3d").expect("loads"),
-        SimulationOptions::default(),
-    )
-    .expect("starts");
-    sim.variables
-        .find(name)
-        .unwrap_or_else(|| panic!("no variable {name}")) as u32
+    value_reference(MODEL, name)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

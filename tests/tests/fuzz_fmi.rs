@@ -210,13 +210,7 @@ fn run(slave: &Slave, resources: &Resources, t: &mut f64, call: &Call) -> Fmi2St
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(64),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("regressions"),
-        )),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(fmu3d_tests::fuzz_config())]
 
     #[test]
     fn no_call_sequence_is_fatal(calls in proptest::collection::vec(call(), 1..40)) {

@@ -129,13 +129,7 @@ fn apply(source: &str, edit: &Edit) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(64),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("regressions"),
-        )),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(fmu3d_tests::fuzz_config())]
 
     #[test]
     fn an_edited_model_is_a_model_or_an_error_never_a_panic(
