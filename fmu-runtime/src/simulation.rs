@@ -309,8 +309,6 @@ pub struct Snapshot {
     pub y: Vec<f64>,
     pub yp: Vec<f64>,
     pub signals: Vec<InputSignal>,
-    /// The contacts' discrete state (approach speed at contact start, per collision pair).
-    pub impacts: Vec<Option<f64>>,
     /// The angle of every cut-joint reported last (see [`Simulation::joint_coordinates`]).
     pub cut_angles: Vec<f64>,
 }
@@ -366,22 +364,6 @@ impl Simulation {
         inputs.prescribe(&mechanism, spec.experiment.start_time);
         let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
         let mut workspace = Workspace::new(&mechanism);
-        // Pairs that touch at the start are in contact from the start.
-        kinematics(
-            &mechanism,
-            &inputs,
-            &mut workspace,
-            &y0,
-            &vec![0.0; y0.len()],
-        );
-        let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
-        contacts::distances(&mechanism, &workspace, &mut distances);
-        for (pair, distance) in distances.iter().enumerate() {
-            if *distance <= 0.0 {
-                let speed = contacts::approach_speed(&mechanism, &workspace, pair);
-                workspace.impacts[pair] = Some(speed);
-            }
-        }
         let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
             .map_err(SimulationError::Start)?;
         let mut y0 = y0;
@@ -537,22 +519,10 @@ impl Simulation {
         contacts::separation_time_bound(&dae.mechanism, &dae.workspace, &dae.distances)
     }
 
-    /// A contact starts (distance falling through zero: its approach speed is recorded) or
-    /// ends (distance rising through zero).
+    /// A contact starts (distance falling through zero) or ends (distance rising through zero):
+    /// the integrator restarts there, where the contact force's law changes.
     fn contact_event(&mut self, directions: &[i32]) -> Result<(), SimulationError> {
-        let t = self.ida.t();
-        let (y, yp, dae) = self.ida.state_and_system_mut();
-        dae.apply_inputs(t);
-        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
-        for (pair, &direction) in directions.iter().enumerate() {
-            if direction < 0 {
-                let speed = contacts::approach_speed(&dae.mechanism, &dae.workspace, pair);
-                dae.workspace.impacts[pair] = Some(speed);
-                self.contact_starts += 1;
-            } else if direction > 0 {
-                dae.workspace.impacts[pair] = None;
-            }
-        }
+        self.contact_starts += directions.iter().filter(|&&d| d < 0).count() as u64;
         self.events += 1;
         self.restart()
     }
@@ -606,7 +576,6 @@ impl Simulation {
             y: self.ida.y().to_vec(),
             yp: self.ida.yp().to_vec(),
             signals: self.ida.system().signals.iter().map(|(s, _)| *s).collect(),
-            impacts: self.ida.system().workspace.impacts.clone(),
             cut_angles: self.cut_angles.clone(),
         })
     }
@@ -617,7 +586,6 @@ impl Simulation {
         if snapshot.y.len() != dae.mechanism.len()
             || snapshot.yp.len() != snapshot.y.len()
             || snapshot.signals.len() != dae.signals.len()
-            || snapshot.impacts.len() != dae.workspace.impacts.len()
             || snapshot.cut_angles.len() != self.cut_angles.len()
             || snapshot
                 .signals
@@ -632,7 +600,6 @@ impl Simulation {
         for ((signal, _), saved) in dae.signals.iter_mut().zip(&snapshot.signals) {
             *signal = *saved;
         }
-        dae.workspace.impacts.clone_from(&snapshot.impacts);
         self.cut_angles.clone_from(&snapshot.cut_angles);
         self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
         self.restart_pending = false;

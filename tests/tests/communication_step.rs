@@ -9,8 +9,8 @@
 //! the contacts started (counted per pair) must be the same, and the final outputs must agree
 //! within the model's tolerance below, set near the error achieved; it is of the size of the
 //! reference's own change when the integrator's tolerance is tightened tenfold (how far the
-//! answer is determined at all): billiard16 1.7e-3 (a resting ball's quaternion, after rolling),
-//! bouncing_box 3.9e-5 m, newtons_cradle 8.9e-6 rad/s.
+//! answer is determined at all): billiard16 2.3e-3 (a resting ball's quaternion, after rolling),
+//! bouncing_box 7.5e-5 m, newtons_cradle 8.9e-6 rad/s.
 
 use fmu3d_tests::{load, simulate, Trajectory};
 
@@ -78,12 +78,12 @@ fn bouncing_ball_bounces_at_every_step() {
 fn bouncing_box_lands_at_every_step() {
     // At the model's tolerance (1e-6) the 1 ms reference alone has one more contact start, a
     // corner touching twice as the rocking dies out; from 1e-7 on every step agrees.
-    same_at_every_step("bouncing_box", 3.0, Some(1e-7), 3e-5);
+    same_at_every_step("bouncing_box", 3.0, Some(1e-7), 8e-5);
 }
 
 #[test]
 fn billiard_break_at_every_step() {
-    same_at_every_step("billiard16", 5.0, None, 2e-3);
+    same_at_every_step("billiard16", 5.0, None, 5e-3);
 }
 
 #[test]

@@ -55,6 +55,10 @@ fn sliding_turns_into_rolling_at_the_analytic_time_and_speed() {
 /// force is exactly μ_k·f_n, so the slip falls on the Coulomb line s(t) = v0 − 7/2·μ_k·g·t down to
 /// v_small. With v_small = 0.1 mm/s the slip reaches 1 mm/s at (v0 − 1 mm/s)/(7/2·μ_k·g); with the
 /// default 10 mm/s it reaches 1 mm/s only on the regularized tail, measurably later.
+///
+/// The friction acts at the contact point, r − δ/2 below the centre (δ ≈ 1.6 µm, the ball's
+/// static Hertz deflection): the spin-up's share of the slip's slope is 5/2·(1 − δ/(2r))², which
+/// moves the crossing by 4e-5 of itself. The line below uses the mean lever of the run.
 #[test]
 fn the_slip_follows_the_coulomb_line_down_to_the_pairs_v_small() {
     let threshold = 1e-3;
@@ -78,17 +82,20 @@ fn the_slip_follows_the_coulomb_line_down_to_the_pairs_v_small() {
             .expect("the slip falls below the threshold");
         let fraction = (slip[k - 1] - threshold) / (slip[k - 1] - slip[k]);
         let t = run.time[k - 1] + fraction * (run.time[k] - run.time[k - 1]);
-        (t, run.parameter("v0"), run.parameter("mu_k"))
+        let lever = (0..=k).map(|i| 0.5 * (r + height[i]) / r).sum::<f64>() / (k + 1) as f64;
+        (t, run.parameter("v0"), run.parameter("mu_k"), lever)
     };
     let g = 9.81;
-    let (t_fine, v0, mu_k) = crossing(1e-4);
-    let coulomb = (v0 - threshold) / (3.5 * mu_k * g);
+    let (t_fine, v0, mu_k, lever) = crossing(1e-4);
+    let coulomb = (v0 - threshold) / ((1.0 + 2.5 * lever * lever) * mu_k * g);
     let (t_default, ..) = crossing(1e-2);
     eprintln!(
         "slip at 1 mm/s: v_small 0.1 mm/s {t_fine:.7} s, default 10 mm/s {t_default:.7} s, Coulomb line {coulomb:.7} s"
     );
+    let error = (t_fine / coulomb - 1.0).abs();
+    eprintln!("relative error of the crossing on the Coulomb line: {error:.1e}");
     assert!(
-        (t_fine / coulomb - 1.0).abs() < 2e-5,
+        error < 2e-6,
         "v_small = 0.1 mm/s: {t_fine} s vs {coulomb} s"
     );
     assert!(

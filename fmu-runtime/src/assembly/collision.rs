@@ -22,7 +22,7 @@
 //! [`crate::dynamics::contacts`]): near the ends of either edge, and for nearly parallel edges.
 
 use super::super_objects::Assembly;
-use crate::collision::response::ContactGeometry;
+use crate::collision::response::{ContactGeometry, ContactLaw};
 use crate::collision::{ContactMaterials, ContactPairMaterial, Core, Shape};
 use crate::model::materials::{self, SolidMaterial};
 use crate::model::ShapeSpec;
@@ -77,8 +77,8 @@ pub struct CollisionPair {
     /// Indices into [`CollisionSet::colliders`], `a < b`.
     pub a: usize,
     pub b: usize,
-    pub material: ContactPairMaterial,
-    pub geometry: ContactGeometry,
+    /// The pair's contact law (materials and geometry, checked when the set is built).
+    pub law: ContactLaw,
 }
 
 /// A contact the model reports as outputs: every collision pair between its two objects.
@@ -205,12 +205,20 @@ impl CollisionSet {
                         ),
                     )
                 })?;
-                pairs.push(CollisionPair {
-                    a,
-                    b,
-                    material,
-                    geometry: ContactGeometry::from_shapes(&ca.shape, &cb.shape),
-                });
+                let geometry = ContactGeometry::from_shapes(&ca.shape, &cb.shape);
+                let law =
+                    ContactLaw::new(ca.solid, cb.solid, &material, geometry).map_err(|e| {
+                        let object = scene.object(cb.object);
+                        SceneError::new(
+                            &object.location,
+                            format!(
+                                "the contact of objects `{}` and `{}`: {e}",
+                                scene.object(ca.object).name,
+                                object.name
+                            ),
+                        )
+                    })?;
+                pairs.push(CollisionPair { a, b, law });
             }
         }
         let mut reports = Vec::new();

@@ -1,7 +1,8 @@
-//! The elastic contact law of Modia3D (Neumayr & Otter, eq. (2)):
+//! The elastic contact law, after Neumayr & Otter (JuliaCon 2019, eq. (2)) with a damping that
+//! belongs to each impact rather than to the contact's start:
 //!
 //! ```text
-//! f_n = max(0, c_res · c_geo · δ^n_geo · (1 + d · δ̇))
+//! f_n = c_res · c_geo · δ^n_geo · (1 + χ · s(δ̇)),   χ = (1 − cor²) / (1 + cor²)
 //! f⃗_n = f_n e⃗_n,   f⃗_t = −μ_k f_n e⃗_t,reg,   τ⃗ = −μ_r μ_geo f_n e⃗_ω,reg
 //! ```
 //!
@@ -12,14 +13,20 @@
 //!   as flat). Otherwise linear, n_geo = 1, with the stiffness of a flat punch of radius a on a
 //!   half-space: c_geo = 2a, a the larger of the two margins (the smoothing radius, whose vertex
 //!   and edge spheres carry the contact; a capsule's radius) [m].
-//! - d = 8 (1 − cor_reg) / (5 cor_reg v⁻) [s/m], the damping of Flores et al. (2011) for the
-//!   Hunt–Crossley form, from the impact velocity v⁻ = max(δ̇⁻, v_small) at the start of contact
-//!   and the regularized coefficient of restitution cor_reg: 0.001 at δ̇⁻ = 0, rising smoothly
-//!   (C¹, smoothstep in δ̇⁻ / v_small) to cor at δ̇⁻ ≥ v_small, and never below 0.001 (so cor = 0
-//!   has finite damping). A bouncing body thus comes to rest instead of bouncing forever.
-//! - The normal force never pulls (the max with 0). The damping term is not clipped to the
-//!   spring force from above (as some laws do): that would change the dissipation the damping
-//!   was calibrated for, whenever cor < 8/13.
+//! - **Damping.** s(δ̇) = sign(δ̇) · g(|δ̇| / v_small) is the direction of the penetration rate,
+//!   regularized below v_small (g below). While the shapes approach faster than v_small the
+//!   spring is (1 + χ) times stiffer than while they part faster than v_small: a hysteresis
+//!   loop. An impact stores ∫(1 + χ) k δⁿ dδ = ½ m v⁻² up to the deepest penetration and gives
+//!   back (1 − χ)/(1 + χ) of it, so the rebound speed is cor · v⁻ whatever the impact speed, the
+//!   masses or n_geo. Eq. (2) of the paper has instead d · δ̇ with d = 8(1 − cor)/(5 cor v⁻), v⁻
+//!   the approach speed at the start of the contact, regularized towards cor = 0.001 below
+//!   v_small: a contact that begins at rest (shapes touching at the start, balls of a rack or
+//!   a chain, a part resting on another) then keeps the damping of a plastic impact for its
+//!   whole life and swallows every later impact through it. The law here needs no stored speed,
+//!   so a touching contact answers a later impact with its pair's cor. Impacts slower than
+//!   v_small are damped less (the law is viscous there, with d = χ / v_small); a body resting
+//!   under a load still comes to rest, its small oscillations damped by that viscosity.
+//! - The normal force never pulls: 1 + χ s ≥ 1 − χ ≥ 0.
 //! - e⃗_t,reg = v⃗_t / |v⃗_t| · g(|v⃗_t| / v_small) and e⃗_ω,reg = ω⃗ / |ω⃗| · g(|ω⃗| / ω_small),
 //!   g(s) = s (2 − s) for s < 1 and 1 above: 0 at rest, 1 from v_small on, C¹ and with a
 //!   bounded slope (viscous near rest), so |f⃗_t| ≤ μ_k f_n and |τ⃗| ≤ μ_r μ_geo f_n.
@@ -32,9 +39,6 @@ use super::contact_materials::ContactPairMaterial;
 use super::shapes::Shape;
 use super::{CollisionError, Contact};
 use crate::model::materials::SolidMaterial;
-
-/// Coefficient of restitution at zero impact velocity.
-pub const COR_AT_REST: f64 = 0.001;
 
 /// The geometric factors of a pair of shapes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -99,90 +103,16 @@ pub fn resultant_modulus(a: &SolidMaterial, b: &SolidMaterial) -> Result<f64, Co
     Ok(ca * cb / (ca + cb))
 }
 
-/// cor_reg: [`COR_AT_REST`] at `impact_velocity` = 0, `cor` from `v_small` on, smoothstep
-/// between, never below [`COR_AT_REST`].
-pub fn regularized_cor(cor: f64, impact_velocity: f64, v_small: f64) -> f64 {
-    let blend = smoothstep(impact_velocity.abs() / v_small);
-    (COR_AT_REST + (cor - COR_AT_REST) * blend).max(COR_AT_REST)
-}
-
 /// 0 below 0, 1 above 1, 3x² − 2x³ between: a C¹ blend.
 pub fn smoothstep(x: f64) -> f64 {
     let s = x.clamp(0.0, 1.0);
     s * s * (3.0 - 2.0 * s)
 }
 
-/// d = χ(cor_reg, n_geo) / max(|v⁻|, v_small) [s/m], with χ calibrated so that a single impact
-/// under f = k δⁿ (1 + d δ̇) restores exactly cor_reg·v⁻ (see [`damping_factor`]).
-pub fn damping_coefficient(cor: f64, impact_velocity: f64, v_small: f64, n_geo: f64) -> f64 {
-    let cor_reg = regularized_cor(cor, impact_velocity, v_small);
-    damping_factor(cor_reg, n_geo) / impact_velocity.abs().max(v_small)
-}
-
-/// The dimensionless damping χ = d·v⁻ that gives the coefficient of restitution `cor` for the
-/// force law f = k δⁿ (1 + d δ̇), n = 1 or 1.5.
-///
-/// Scaled by δ₀ = (m v⁻²/k)^(1/(n+1)) and t₀ = δ₀/v⁻, an impact is x'' = −xⁿ (1 + χ x')⁺ with
-/// x(0) = 0, x'(0) = 1, whatever m, k and v⁻: the rebound speed −x' at x = 0 depends on χ and n
-/// only. This function inverts that relation through a table computed once (RK4 in the scaled
-/// time), instead of a closed-form approximation (Flores et al.'s 8(1−e)/(5e) leaves a single
-/// impact at e ≈ 0.683 for cor = 0.7).
-pub fn damping_factor(cor: f64, n_geo: f64) -> f64 {
-    use std::sync::OnceLock;
-    static HERTZ: OnceLock<Vec<(f64, f64)>> = OnceLock::new();
-    static LINEAR: OnceLock<Vec<(f64, f64)>> = OnceLock::new();
-    let table = if n_geo > 1.25 {
-        HERTZ.get_or_init(|| restitution_table(1.5))
-    } else {
-        LINEAR.get_or_init(|| restitution_table(1.0))
-    };
-    // The table holds (e, χ) with e falling as χ grows; interpolate χ at e = cor.
-    let cor = cor.clamp(table[table.len() - 1].0, 1.0);
-    match table.iter().position(|&(e, _)| e <= cor) {
-        Some(0) | None => 0.0,
-        Some(i) => {
-            let ((e0, c0), (e1, c1)) = (table[i - 1], table[i]);
-            c0 + (c1 - c0) * (cor - e0) / (e1 - e0)
-        }
-    }
-}
-
-/// (e, χ) for χ = 0 and on a logarithmic grid up to 10⁴.
-fn restitution_table(n: f64) -> Vec<(f64, f64)> {
-    let mut table = vec![(1.0, 0.0)];
-    for k in 0..=160 {
-        let chi = 10f64.powf(-4.0 + 8.0 * f64::from(k) / 160.0);
-        table.push((rebound(chi, n), chi));
-    }
-    table
-}
-
-/// Rebound speed of the scaled impact x'' = −xⁿ (1 + χ x')⁺, x(0) = 0, x'(0) = 1.
-fn rebound(chi: f64, n: f64) -> f64 {
-    let acceleration = |x: f64, v: f64| -(x.max(0.0).powf(n) * (1.0 + chi * v)).max(0.0);
-    let (mut x, mut v) = (0.0f64, 1.0f64);
-    let h = 2e-3;
-    // An undamped impact lasts about 3.2 scaled time units; after 20 the ball creeps back at a
-    // speed below 1e-3 (only for χ > 10³, cor < 10⁻³, which cor_reg never asks for).
-    for _ in 0..10_000 {
-        let (k1x, k1v) = (v, acceleration(x, v));
-        let (k2x, k2v) = (
-            v + 0.5 * h * k1v,
-            acceleration(x + 0.5 * h * k1x, v + 0.5 * h * k1v),
-        );
-        let (k3x, k3v) = (
-            v + 0.5 * h * k2v,
-            acceleration(x + 0.5 * h * k2x, v + 0.5 * h * k2v),
-        );
-        let (k4x, k4v) = (v + h * k3v, acceleration(x + h * k3x, v + h * k3v));
-        let next_x = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        let next_v = v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-        if next_x < 0.0 {
-            return (-next_v).max(0.0);
-        }
-        (x, v) = (next_x, next_v);
-    }
-    (-v).max(0.0)
+/// χ = (1 − cor²) / (1 + cor²): the hysteresis of the normal force that restores `cor` (see the
+/// module documentation). 0 for an elastic pair, 1 for a plastic one.
+pub fn hysteresis(cor: f64) -> f64 {
+    (1.0 - cor * cor) / (1.0 + cor * cor)
 }
 
 /// g(s) = s (2 − s) below 1, 1 above: the length of a regularized direction.
@@ -204,15 +134,15 @@ pub fn regularized_direction(v: &Vector3<f64>, small: f64) -> Vector3<f64> {
     }
 }
 
-/// The coefficients of one contact, fixed when it starts (the damping depends on the impact
-/// velocity).
+/// The coefficients of the contact law of one pair of colliders: fixed for the pair, whatever
+/// its history.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactLaw {
     /// c_res [Pa].
     pub c_res: f64,
     pub geometry: ContactGeometry,
-    /// d [s/m].
-    pub damping: f64,
+    /// χ, see [`hysteresis`].
+    pub hysteresis: f64,
     pub mu_k: f64,
     pub mu_r: f64,
     pub v_small: f64,
@@ -220,27 +150,18 @@ pub struct ContactLaw {
 }
 
 impl ContactLaw {
-    /// The law of a contact that starts with normal approach velocity `impact_velocity`
-    /// (δ̇⁻ ≥ 0; its absolute value is used) between solids `a` and `b` with pair material
-    /// `pair` and geometry `geometry`.
-    pub fn at_contact_start(
+    /// The law between solids `a` and `b` with pair material `pair` and geometry `geometry`.
+    pub fn new(
         a: &SolidMaterial,
         b: &SolidMaterial,
         pair: &ContactPairMaterial,
         geometry: ContactGeometry,
-        impact_velocity: f64,
     ) -> Result<ContactLaw, CollisionError> {
         pair.validate()?;
-        if !impact_velocity.is_finite() {
-            return Err(CollisionError::InvalidCoefficient {
-                what: "impact velocity",
-                value: impact_velocity,
-            });
-        }
         Ok(ContactLaw {
             c_res: resultant_modulus(a, b)?,
             geometry,
-            damping: damping_coefficient(pair.cor, impact_velocity, pair.v_small, geometry.n_geo),
+            hysteresis: hysteresis(pair.cor),
             mu_k: pair.mu_k,
             mu_r: pair.mu_r,
             v_small: pair.v_small,
@@ -248,7 +169,7 @@ impl ContactLaw {
         })
     }
 
-    /// Stiffness factor k of f = k δ^n_geo (1 + d δ̇) [N/m^n_geo].
+    /// Stiffness factor k of f = k δ^n_geo (1 + χ s(δ̇)) [N/m^n_geo].
     pub fn stiffness(&self) -> f64 {
         self.c_res * self.geometry.c_geo
     }
@@ -306,7 +227,9 @@ pub fn contact_force(law: &ContactLaw, state: &ContactState) -> ContactResponse 
     let delta = state.penetration.max(0.0);
     let g = &law.geometry;
     let spring = law.stiffness() * delta.powf(g.n_geo);
-    let f_n = (spring * (1.0 + law.damping * state.penetration_rate)).max(0.0);
+    let rate = state.penetration_rate;
+    let direction = rate.signum() * regularized_length(rate.abs() / law.v_small);
+    let f_n = (spring * (1.0 + law.hysteresis * direction)).max(0.0);
     let n = state.normal.into_inner();
     let v_t = state.relative_velocity - n * state.relative_velocity.dot(&n);
     let f_t = -regularized_direction(&v_t, law.v_small) * (law.mu_k * f_n);
@@ -327,14 +250,13 @@ mod tests {
     use crate::model::materials::lookup;
     use crate::model::ShapeSpec;
 
-    fn steel_wood(impact: f64, geometry: ContactGeometry) -> ContactLaw {
+    fn steel_wood(geometry: ContactGeometry) -> ContactLaw {
         let t = ContactMaterials::shipped();
-        ContactLaw::at_contact_start(
+        ContactLaw::new(
             lookup("steel").unwrap(),
             lookup("dry_wood").unwrap(),
             t.get("steel", "dry_wood").unwrap(),
             geometry,
-            impact,
         )
         .unwrap()
     }
@@ -355,12 +277,10 @@ mod tests {
         let c1 = 2.0e11 / (1.0 - 0.09);
         let c2 = 1.1e10 / (1.0 - 0.16);
         let c_res = c1 * c2 / (c1 + c2);
-        let law = steel_wood(1.0, ContactGeometry::hertz(0.01));
+        let law = steel_wood(ContactGeometry::hertz(0.01));
         assert!((law.c_res / c_res - 1.0).abs() < 1e-14);
-        // d for cor = 0.7 at 1 m/s: the calibrated χ, between the closed-form approximations
-        // of Lankarani-Nikravesh 3(1 − e²)/4 = 0.3825 and Flores et al. 8(1 − e)/(5e) = 0.686.
-        assert_eq!(law.damping, damping_factor(0.7, 1.5));
-        assert!(law.damping > 0.3825 && law.damping < 0.8, "{}", law.damping);
+        // χ for cor = 0.7: (1 − 0.49) / (1 + 0.49).
+        assert!((law.hysteresis - 0.51 / 1.49).abs() < 1e-15);
         // Spring force at 1e-5 m, no rate: 4/3 sqrt(0.01) c_res δ^1.5.
         let r = contact_force(&law, &state(1e-5, 0.0, Vector3::zeros(), Vector3::zeros()));
         let expected = 4.0 / 3.0 * 0.1 * c_res * 1e-5f64.powf(1.5);
@@ -405,21 +325,37 @@ mod tests {
         assert_eq!((g.n_geo, g.c_geo, g.mu_geo), (1.0, 0.002, 0.001));
     }
 
+    /// The spring is 1 + χ times stiffer while the shapes approach faster than v_small, 1 − χ
+    /// times while they part faster, and blends between (g(1/2) = 3/4 at half of v_small).
     #[test]
-    fn restitution_is_regularized_towards_rest() {
-        assert_eq!(regularized_cor(0.7, 0.0, 0.01), COR_AT_REST);
-        assert_eq!(regularized_cor(0.7, 0.01, 0.01), 0.7);
-        assert_eq!(regularized_cor(0.7, 3.0, 0.01), 0.7);
-        assert_eq!(regularized_cor(0.0, 3.0, 0.01), COR_AT_REST);
-        let mid = regularized_cor(0.7, 0.005, 0.01);
-        assert!((mid - (0.001 + 0.699 * 0.5)).abs() < 1e-15);
-        assert!(damping_coefficient(0.0, 0.0, 0.01, 1.5).is_finite());
-        assert_eq!(damping_coefficient(1.0, 2.0, 0.01, 1.5), 0.0);
+    fn hysteresis_follows_the_penetration_rate() {
+        assert_eq!(hysteresis(1.0), 0.0);
+        assert_eq!(hysteresis(0.0), 1.0);
+        let law = steel_wood(ContactGeometry::hertz(0.01));
+        let chi = law.hysteresis;
+        let force = |rate: f64| {
+            contact_force(&law, &state(1e-5, rate, Vector3::zeros(), Vector3::zeros())).normal_force
+        };
+        let spring = force(0.0);
+        for (rate, factor) in [
+            (0.01, 1.0 + chi),
+            (3.0, 1.0 + chi),
+            (-0.01, 1.0 - chi),
+            (-3.0, 1.0 - chi),
+            (0.005, 1.0 + 0.75 * chi),
+            (-0.005, 1.0 - 0.75 * chi),
+        ] {
+            assert!(
+                (force(rate) / spring - factor).abs() < 1e-14,
+                "rate {rate}: {} instead of {factor}",
+                force(rate) / spring
+            );
+        }
     }
 
     #[test]
     fn limits() {
-        let law = steel_wood(0.5, ContactGeometry::hertz(0.05));
+        let law = steel_wood(ContactGeometry::hertz(0.05));
         // No force at δ = 0 with δ̇ ≤ 0.
         for rate in [0.0, -1.0, -1e-9] {
             let r = contact_force(
@@ -444,59 +380,90 @@ mod tests {
         }
     }
 
-    /// A steel ball (radius 5 cm) dropping on dry wood at v0, one contact, integrated with RK4
-    /// at a step of 1/2000 of the contact time: the rebound speed is cor·v0 within 0.005·v0,
-    /// the energy left after the bounce cor² within 0.03 of the impact energy.
-    #[test]
-    fn one_bounce_dissipates_what_cor_says() {
-        for (cor, v0) in [(0.7, 1.0), (0.9, 3.0), (0.5, 0.5), (0.3, 2.0)] {
-            let steel = lookup("steel").unwrap();
-            let r = 0.05;
-            let m = steel.density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-            let pair = ContactPairMaterial::new(cor, 0.0, 0.0);
-            let law = ContactLaw::at_contact_start(
-                steel,
-                lookup("dry_wood").unwrap(),
-                &pair,
-                ContactGeometry::hertz(r),
-                v0,
-            )
-            .unwrap();
-            // Hertz contact time scale: (m / (k v0^0.5))^(2/5).
-            let t_c = (m / (law.stiffness() * v0.sqrt())).powf(0.4);
-            let h = t_c / 2000.0;
-            let accel = |delta: f64, rate: f64| {
-                let s = state(delta, rate, Vector3::zeros(), Vector3::zeros());
-                -contact_force(&law, &s).normal_force / m
-            };
-            // y = (δ, δ̇); contact from δ = 0 with δ̇ = v0 until δ returns to 0.
-            let (mut d, mut v) = (0.0f64, v0);
-            let mut steps = 0;
-            while (d >= 0.0 || steps == 0) && steps < 1_000_000 {
-                let (k1d, k1v) = (v, accel(d, v));
-                let (k2d, k2v) = (
-                    v + 0.5 * h * k1v,
-                    accel(d + 0.5 * h * k1d, v + 0.5 * h * k1v),
-                );
-                let (k3d, k3v) = (
-                    v + 0.5 * h * k2v,
-                    accel(d + 0.5 * h * k2d, v + 0.5 * h * k2v),
-                );
-                let (k4d, k4v) = (v + h * k3v, accel(d + h * k3d, v + h * k3v));
-                d += h / 6.0 * (k1d + 2.0 * k2d + 2.0 * k3d + k4d);
-                v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-                steps += 1;
-            }
-            let e = -v / v0;
-            // With the calibrated damping a single impact restores cor (an independent RK4 in
-            // physical units here, not the scaled table of `damping_factor`).
-            assert!((e - cor).abs() < 0.005, "cor {cor}: rebound ratio {e}");
-            eprintln!("cor {cor}: rebound ratio {e:.4}");
-            assert!(
-                (e * e - cor * cor).abs() < 0.03,
-                "cor {cor}: energy ratio {}",
-                e * e
+    /// Rebound speed of a steel ball (radius 5 cm) striking dry wood at `v0` under `law`, one
+    /// contact integrated with RK4 in physical units at a step of 1/4000 of the Hertz contact
+    /// time (independent of the law's own derivation).
+    fn rebound_speed(law: &ContactLaw, v0: f64) -> f64 {
+        let r = 0.05;
+        let m = lookup("steel").unwrap().density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+        let t_c = (m / (law.stiffness() * v0.sqrt())).powf(0.4);
+        let h = t_c / 4000.0;
+        let accel = |delta: f64, rate: f64| {
+            let s = state(delta, rate, Vector3::zeros(), Vector3::zeros());
+            -contact_force(law, &s).normal_force / m
+        };
+        // y = (δ, δ̇); contact from δ = 0 with δ̇ = v0 until δ returns to 0.
+        let (mut d, mut v) = (0.0f64, v0);
+        let mut steps = 0;
+        while (d >= 0.0 || steps == 0) && steps < 1_000_000 {
+            let (k1d, k1v) = (v, accel(d, v));
+            let (k2d, k2v) = (
+                v + 0.5 * h * k1v,
+                accel(d + 0.5 * h * k1d, v + 0.5 * h * k1v),
             );
+            let (k3d, k3v) = (
+                v + 0.5 * h * k2v,
+                accel(d + 0.5 * h * k2d, v + 0.5 * h * k2v),
+            );
+            let (k4d, k4v) = (v + h * k3v, accel(d + h * k3d, v + h * k3v));
+            d += h / 6.0 * (k1d + 2.0 * k2d + 2.0 * k3d + k4d);
+            v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+            steps += 1;
+        }
+        -v
+    }
+
+    fn steel_on_wood_with(cor: f64, geometry: ContactGeometry) -> ContactLaw {
+        let pair = ContactPairMaterial::new(cor, 0.0, 0.0);
+        ContactLaw::new(
+            lookup("steel").unwrap(),
+            lookup("dry_wood").unwrap(),
+            &pair,
+            geometry,
+        )
+        .unwrap()
+    }
+
+    /// One impact restores cor·v0 for Hertz and linear contacts, at impact speeds from 5 × v_small
+    /// to 300 × v_small: the energy balance of the hysteresis loop, exact but for the blend
+    /// within v_small of the deepest point. That blend lets the parting shapes gain speed up to
+    /// v_small (a plastic pair parts at up to v_small) and costs the rebound energy of order
+    /// v_small², so the rebound speed is off by at most min(v_small, v_small² / (4 cor v0)).
+    #[test]
+    fn one_bounce_restores_cor_at_any_impact_speed() {
+        let mut worst: f64 = 0.0;
+        for geometry in [ContactGeometry::hertz(0.05), ContactGeometry::linear(0.001)] {
+            for cor in [0.0, 0.3, 0.5, 0.7, 0.9, 1.0] {
+                let law = steel_on_wood_with(cor, geometry);
+                let v_s = law.v_small;
+                for v0 in [0.05, 0.2, 1.0, 3.0] {
+                    let error = (rebound_speed(&law, v0) - cor * v0).abs();
+                    let allowed = v_s.min(0.25 * v_s * v_s / (cor * v0)) + 1e-7 * v0;
+                    assert!(
+                        error < allowed,
+                        "n {} cor {cor} v0 {v0}: rebound off by {error:.2e} m/s (allowed {allowed:.1e})",
+                        geometry.n_geo
+                    );
+                    worst = worst.max(error / allowed);
+                }
+            }
+        }
+        eprintln!("largest rebound error / allowed: {worst:.3}");
+        assert!(
+            worst > 0.1,
+            "the bound is far from the error achieved: {worst}"
+        );
+    }
+
+    /// Impacts slower than v_small are damped less than cor says (the law is viscous there),
+    /// never more, and the rebound never exceeds the impact speed.
+    #[test]
+    fn slow_impacts_are_damped_less() {
+        let law = steel_on_wood_with(0.7, ContactGeometry::hertz(0.05));
+        for v0 in [1e-4, 1e-3, 5e-3] {
+            let e = rebound_speed(&law, v0) / v0;
+            eprintln!("v0 {v0}: rebound ratio {e:.4}");
+            assert!(e > 0.7 && e < 1.0, "v0 {v0}: rebound ratio {e}");
         }
     }
 }

@@ -1,11 +1,9 @@
 //! Contacts in the DAE ([NO19b] §3): signed distances of the collision pairs as zero-crossing
 //! functions, and the elastic response of every penetrating pair as loads in the backward pass.
 //!
-//! The discrete state of contacts is the approach speed δ̇⁻ of each pair at the instant its
-//! contact started, recorded at the event that located the start ([`Workspace::impacts`]); the
-//! damping of the contact law depends on it. A pair found penetrating without a recorded start
-//! (it started between two events, or at the start time) uses its present approach speed, so
-//! that penetrating shapes always push each other apart.
+//! The response depends on the present state of the pair alone (its law,
+//! [`crate::collision::response`], stores no speed from the contact's start), so a contact that
+//! exists at the start time behaves as one that began at an event.
 
 use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
@@ -13,9 +11,7 @@ use super::mechanism::Mechanism;
 use super::residual::Workspace;
 use crate::assembly::{CollisionPair, CollisionSet, Role};
 use crate::collision::analytic::closest_parameters;
-use crate::collision::response::{
-    contact_force, smoothstep, ContactLaw, ContactResponse, ContactState,
-};
+use crate::collision::response::{contact_force, smoothstep, ContactResponse, ContactState};
 use crate::collision::{distance, segment_ends, Contact, Core};
 use nalgebra::{Isometry3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
@@ -154,19 +150,6 @@ pub fn separation_time_bound(mechanism: &Mechanism, ws: &Workspace, distances: &
     BOUND_SAFETY * bound
 }
 
-/// The approach speed (δ̇ ≥ 0 while approaching) of a pair, for recording at contact start.
-pub fn approach_speed(mechanism: &Mechanism, ws: &Workspace, pair: usize) -> f64 {
-    let set = &mechanism.collisions;
-    let pair = &set.pairs[pair];
-    match pair_contact(set, pair, &ws.collider_poses) {
-        Some(contact) => {
-            let (v, _) = relative_velocity(set, pair, &ws.motion, &contact.point().coords);
-            (-v.dot(&contact.normal)).max(0.0)
-        }
-        None => 0.0,
-    }
-}
-
 /// The response of one pair at the workspace's kinematics, if it penetrates.
 pub fn pair_response(
     mechanism: &Mechanism,
@@ -182,11 +165,8 @@ pub fn pair_response(
     let point = contact.point().coords;
     let (v, w) = relative_velocity(set, pair, &ws.motion, &point);
     let state = ContactState::new(&contact, v, w);
-    let impact = ws.impacts[index].unwrap_or(state.penetration_rate.max(0.0));
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
-    let law = ContactLaw::at_contact_start(a.solid, b.solid, &pair.material, pair.geometry, impact)
-        .ok()?;
-    let mut response = contact_force(&law, &state);
+    let mut response = contact_force(&pair.law, &state);
     if let (Role::Edge(_), Role::Edge(_)) = (a.role, b.role) {
         let weight = edge_weight(set, pair, &ws.collider_poses);
         response.force *= weight;

@@ -118,9 +118,6 @@ pub struct Workspace {
     /// Loads of the wrench-only backward pass that forms Gᵀμ̇.
     pub mu_force: Vec<Vector3<f64>>,
     pub mu_torque: Vec<Vector3<f64>>,
-    /// The discrete state of contacts: per collision pair, the approach speed δ̇⁻ recorded when
-    /// its contact started ([`super::contacts`]); `None` while the pair is apart.
-    pub impacts: Vec<Option<f64>>,
     /// Per body, the exact sums of its contact forces (x, y, z) and torques (x, y, z)
     /// ([`super::contacts::sum_contact_loads`]).
     pub contact_loads: Vec<[ExactSum; 6]>,
@@ -146,7 +143,6 @@ impl Workspace {
             rows: vec![RowValue::default(); mechanism.rows.len()],
             mu_force: vec![Vector3::zeros(); n],
             mu_torque: vec![Vector3::zeros(); n],
-            impacts: vec![None; mechanism.collisions.pairs.len()],
             contact_loads: vec![Default::default(); n],
             contact_loads_frozen: false,
             collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),

@@ -109,10 +109,6 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
                 out.f64(signal.t0);
                 out.u32(u32::from(signal.jumped));
             }
-            out.u32(snapshot.impacts.len() as u32);
-            for impact in &snapshot.impacts {
-                out.option(*impact);
-            }
             out.floats(&snapshot.cut_angles);
         }
     }
@@ -166,18 +162,12 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                     jumped,
                 });
             }
-            let count = r.u32().ok_or_else(broken)? as usize;
-            let mut impacts = Vec::new();
-            for _ in 0..count {
-                impacts.push(r.option().ok_or_else(broken)?);
-            }
             let cut_angles = r.floats().ok_or_else(broken)?;
             Some(Snapshot {
                 t,
                 y,
                 yp,
                 signals,
-                impacts,
                 cut_angles,
             })
         }
@@ -293,7 +283,6 @@ mod tests {
                         t0: 1.0,
                         jumped: true,
                     }],
-                    impacts: vec![None, Some(0.25)],
                     cut_angles: vec![7.5],
                 }),
             },
