@@ -29,7 +29,12 @@ pub enum SimulationError {
     Start(SingularMassMatrix),
     /// The kinematic loops cannot be closed at the start.
     Assembly(AssemblyError),
-    Solver(IdaError),
+    /// The integrator gave up; `context` names what was in contact then, and what to change
+    /// (empty when nothing was).
+    Solver {
+        error: IdaError,
+        context: String,
+    },
     /// A request the simulation cannot serve (a time in the past, an unknown variable).
     Usage(String),
 }
@@ -41,7 +46,12 @@ impl std::fmt::Display for SimulationError {
             SimulationError::Scene(e) => write!(f, "{e}"),
             SimulationError::Start(e) => write!(f, "{e}"),
             SimulationError::Assembly(e) => write!(f, "{e}"),
-            SimulationError::Solver(e) => write!(f, "the integrator failed: {e}"),
+            SimulationError::Solver { error, context } if context.is_empty() => {
+                write!(f, "the integrator failed: {error}")
+            }
+            SimulationError::Solver { error, context } => {
+                write!(f, "the integrator failed {context}: {error}")
+            }
             SimulationError::Usage(message) => write!(f, "{message}"),
         }
     }
@@ -61,7 +71,10 @@ impl From<SceneError> for SimulationError {
 }
 impl From<IdaError> for SimulationError {
     fn from(e: IdaError) -> Self {
-        SimulationError::Solver(e)
+        SimulationError::Solver {
+            error: e,
+            context: String::new(),
+        }
     }
 }
 
@@ -364,6 +377,22 @@ impl Simulation {
         inputs.prescribe(&mechanism, spec.experiment.start_time);
         let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
         let mut workspace = Workspace::new(&mechanism);
+        kinematics(
+            &mechanism,
+            &inputs,
+            &mut workspace,
+            &y0,
+            &vec![0.0; y0.len()],
+        );
+        let deep: Vec<Overlap> = overlaps(&scene, &mechanism, &workspace)
+            .into_iter()
+            .filter(|o| o.depth > o.limit)
+            .collect();
+        if !deep.is_empty() {
+            return Err(SimulationError::Usage(start_overlap_message(
+                &spec.name, &deep,
+            )));
+        }
         let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
             .map_err(SimulationError::Start)?;
         let mut y0 = y0;
@@ -499,10 +528,44 @@ impl Simulation {
             let intervals = ((target - now) / self.interval).ceil();
             self.ida
                 .set_max_num_steps(STEPS_PER_INTERVAL.saturating_mul(intervals as u64))?;
-            if let StepKind::Root(directions) = self.ida.solve_to(target)?.kind {
+            let step = match self.ida.solve_to(target) {
+                Ok(step) => step,
+                Err(error) => return Err(self.solver_failure(error)),
+            };
+            if let StepKind::Root(directions) = step.kind {
                 self.contact_event(&directions)?;
             }
         }
+    }
+
+    /// The integrator's failure, with the contacts at the instant it reached (named by their
+    /// objects, with depth) and the settings that govern them.
+    fn solver_failure(&mut self, error: IdaError) -> SimulationError {
+        let t = self.ida.t();
+        let (y, yp, dae) = self.ida.state_and_system_mut();
+        dae.apply_inputs(t);
+        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
+        let found = overlaps(&self.scene, &dae.mechanism, &dae.workspace);
+        if found.is_empty() {
+            return error.into();
+        }
+        let listed: Vec<String> = found.iter().take(3).map(Overlap::describe).collect();
+        let more = match found.len() {
+            n if n > 3 => format!(" and {} more pairs of objects", n - 3),
+            _ => String::new(),
+        };
+        let v_small = found
+            .iter()
+            .map(|o| o.v_small)
+            .fold(f64::INFINITY, f64::min);
+        let context = format!(
+            "at t = {t} s with {}{more} in contact (a stiff or chattering contact: loosen the \
+             tolerance, now {:e}; raise the contact pair's `v_small`, now {v_small:e} m/s; or \
+             check that no shapes are stuck inside each other)",
+            listed.join(", "),
+            dae.tolerance
+        );
+        SimulationError::Solver { error, context }
     }
 
     /// How long from now no separated pair can pass through the other shape
@@ -1181,4 +1244,89 @@ pub fn modelica_quaternion_derivative(
         sign * vector_rate.z,
         sign * real_rate,
     ]
+}
+
+/// Two objects whose shapes penetrate: the deepest of their collision pairs.
+#[derive(Debug, Clone, PartialEq)]
+struct Overlap {
+    a: String,
+    b: String,
+    /// Penetration depth [m].
+    depth: f64,
+    /// Unit normal from a to b: moving b along it separates them.
+    normal: Vector3<f64>,
+    /// The deepest penetration the pair may start with [m].
+    limit: f64,
+    /// The pair's regularization speed [m/s].
+    v_small: f64,
+}
+
+impl Overlap {
+    fn describe(&self) -> String {
+        format!(
+            "`{}` and `{}` ({:.4} mm deep)",
+            self.a,
+            self.b,
+            self.depth * 1e3
+        )
+    }
+}
+
+/// The pairs of objects whose shapes penetrate at the workspace's kinematics, one entry per
+/// pair of objects (its deepest collision pair: a box touches through several), deepest first.
+fn overlaps(scene: &Scene, mechanism: &Mechanism, ws: &Workspace) -> Vec<Overlap> {
+    let set = &mechanism.collisions;
+    let mut distances = vec![0.0; set.pairs.len()];
+    contacts::distances(mechanism, ws, &mut distances);
+    let mut found: Vec<Overlap> = Vec::new();
+    for (index, contact) in contacts::penetrating_pairs(mechanism, ws, &distances) {
+        let pair = &set.pairs[index];
+        let overlap = Overlap {
+            a: scene.object(set.colliders[pair.a].object).name.clone(),
+            b: scene.object(set.colliders[pair.b].object).name.clone(),
+            depth: contact.penetration(),
+            normal: contact.normal.into_inner(),
+            limit: contacts::start_penetration_limit(mechanism, index),
+            v_small: pair.law.v_small,
+        };
+        match found
+            .iter_mut()
+            .find(|o| (&o.a, &o.b) == (&overlap.a, &overlap.b))
+        {
+            Some(known) if known.depth >= overlap.depth => {}
+            Some(known) => *known = overlap,
+            None => found.push(overlap),
+        }
+    }
+    found.sort_by(|x, y| y.depth.total_cmp(&x.depth));
+    found
+}
+
+/// The error for shapes that start deeper inside each other than they may.
+fn start_overlap_message(model: &str, deep: &[Overlap]) -> String {
+    let each: Vec<String> = deep
+        .iter()
+        .map(|o| {
+            // Components printed to 4 decimals, without a "-0.0000" for a rounding residue.
+            let n = o.normal.map(|x| if x.abs() < 5e-5 { 0.0 } else { x });
+            format!(
+                "`{}` and `{}` overlap by {:.4} mm (more than the {:.4} mm a start may have; \
+                 moving `{}` by {:.4} mm along [{:.4}, {:.4}, {:.4}] separates them)",
+                o.a,
+                o.b,
+                o.depth * 1e3,
+                o.limit * 1e3,
+                o.b,
+                o.depth * 1e3,
+                n.x,
+                n.y,
+                n.z
+            )
+        })
+        .collect();
+    format!(
+        "the model `{model}` starts with shapes inside each other: {}. Place them so that they \
+         touch or are apart at the start (a resting part sinks to its resting depth by itself)",
+        each.join("; ")
+    )
 }

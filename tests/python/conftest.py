@@ -11,6 +11,7 @@ of `fmu3d` and the runtime library next to it:
     .venv/bin/python -m pytest tests/python -q
 """
 
+import ctypes
 import math
 import os
 import re
@@ -21,8 +22,29 @@ from pathlib import Path
 import fmpy
 import numpy as np
 import pytest
-from fmpy.fmi2 import FMU2Slave
+from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
 from scipy.special import ellipk
+
+# The FMU always calls the (variadic) logger with the format "%s" and the message as the one
+# argument after it; on x86-64 a six-argument callback receives that argument unchanged.
+LoggerWithArgument = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p
+)
+
+
+def recording_callbacks(messages):
+    """fmi2CallbackFunctions whose logger appends (status, category, message) to `messages`.
+    Returns the structure and the C callable; keep both alive while the FMU may log."""
+
+    @LoggerWithArgument
+    def record(environment, instance, status, category, format, message):
+        assert format == b"%s"
+        messages.append((status, category.decode(), message.decode()))
+
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = ctypes.cast(record, fmi2CallbackLoggerTYPE)
+    return callbacks, record
+
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FMU3D = REPOSITORY / "target" / "release" / "fmu3d"

@@ -4,21 +4,12 @@ resources folder from where its library was loaded, says so in a warning, and ru
 import ctypes
 
 import fmpy
-from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, fmi2CoSimulation
+from fmpy.fmi2 import FMU2Slave, fmi2CoSimulation
+
+from conftest import recording_callbacks
 
 MESSAGES = []
-
-# The FMU always calls the (variadic) logger with the format "%s" and the message as the one
-# argument after it; on x86-64 a six-argument callback receives that argument unchanged.
-LoggerWithArgument = ctypes.CFUNCTYPE(
-    None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p
-)
-
-
-@LoggerWithArgument
-def record(environment, instance, status, category, format, message):
-    assert format == b"%s"
-    MESSAGES.append((status, category.decode(), message.decode()))
+CALLBACKS, RECORD = recording_callbacks(MESSAGES)
 
 
 def instantiate(fmu, folder, location):
@@ -31,11 +22,9 @@ def instantiate(fmu, folder, location):
         modelIdentifier=description.coSimulation.modelIdentifier,
         instanceName="located",
     )
-    callbacks = fmi2CallbackFunctions()
-    callbacks.logger = ctypes.cast(record, fmi2CallbackLoggerTYPE)
-    slave.callbacks = callbacks
+    slave.callbacks = CALLBACKS
     slave.component = slave.fmi2Instantiate(
-        b"located", fmi2CoSimulation, description.guid.encode(), location, ctypes.byref(callbacks), 0, 0
+        b"located", fmi2CoSimulation, description.guid.encode(), location, ctypes.byref(CALLBACKS), 0, 0
     )
     return slave
 
