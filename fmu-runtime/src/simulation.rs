@@ -29,14 +29,19 @@ pub enum SimulationError {
     Start(SingularMassMatrix),
     /// The kinematic loops cannot be closed at the start.
     Assembly(AssemblyError),
-    /// The integrator gave up; `context` names what was in contact then, and what to change
-    /// (empty when nothing was).
-    Solver {
-        error: IdaError,
-        context: String,
-    },
+    /// The integrator gave up.
+    Solver(Box<SolverFailure>),
     /// A request the simulation cannot serve (a time in the past, an unknown variable).
     Usage(String),
+}
+
+/// What the integrator reported, and where.
+#[derive(Debug)]
+pub struct SolverFailure {
+    pub error: IdaError,
+    /// The instant and the objects in contact then, with the settings that govern them (empty
+    /// when nothing touched).
+    pub context: String,
 }
 
 impl std::fmt::Display for SimulationError {
@@ -46,12 +51,14 @@ impl std::fmt::Display for SimulationError {
             SimulationError::Scene(e) => write!(f, "{e}"),
             SimulationError::Start(e) => write!(f, "{e}"),
             SimulationError::Assembly(e) => write!(f, "{e}"),
-            SimulationError::Solver { error, context } if context.is_empty() => {
-                write!(f, "the integrator failed: {error}")
+            SimulationError::Solver(failure) if failure.context.is_empty() => {
+                write!(f, "the integrator failed: {}", failure.error)
             }
-            SimulationError::Solver { error, context } => {
-                write!(f, "the integrator failed {context}: {error}")
-            }
+            SimulationError::Solver(failure) => write!(
+                f,
+                "the integrator failed {}: {}",
+                failure.context, failure.error
+            ),
             SimulationError::Usage(message) => write!(f, "{message}"),
         }
     }
@@ -71,10 +78,10 @@ impl From<SceneError> for SimulationError {
 }
 impl From<IdaError> for SimulationError {
     fn from(e: IdaError) -> Self {
-        SimulationError::Solver {
+        SimulationError::Solver(Box::new(SolverFailure {
             error: e,
             context: String::new(),
-        }
+        }))
     }
 }
 
@@ -565,7 +572,7 @@ impl Simulation {
             listed.join(", "),
             dae.tolerance
         );
-        SimulationError::Solver { error, context }
+        SimulationError::Solver(Box::new(SolverFailure { error, context }))
     }
 
     /// How long from now no separated pair can pass through the other shape

@@ -442,7 +442,7 @@ impl Instance {
         target: f64,
         failure: &SimulationError,
     ) -> Result<Fmi2Status, CallError> {
-        let SimulationError::Solver { .. } = failure else {
+        let SimulationError::Solver(_) = failure else {
             return Err(format!(
                 "the step from {now} s to {target} s failed: {failure}"
             ));
