@@ -7,6 +7,7 @@ use crate::assembly::{
     Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, CutJointKind, DriveQuantity,
     FrameQuantity, TreeJointKind, Variable, VariableKind, VariableTable,
 };
+use crate::dynamics::contacts::Friction;
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
     assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
@@ -255,7 +256,8 @@ impl DaeSystem for MechanismDae {
 
     /// One zero-crossing function per collision pair: its signed distance.
     fn root_count(&self) -> usize {
-        self.mechanism.collisions.pairs.len()
+        let set = &self.mechanism.collisions;
+        set.pairs.len() + set.sticking.len()
     }
 
     /// Grouped difference quotients ([`Branches`]): only set up when `branches` is `Some`.
@@ -285,7 +287,9 @@ impl DaeSystem for MechanismDae {
     fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
         self.apply_inputs(t);
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
-        contacts::distances(&self.mechanism, &self.workspace, g);
+        let (distances, switches) = g.split_at_mut(self.mechanism.collisions.pairs.len());
+        contacts::distances(&self.mechanism, &self.workspace, distances);
+        contacts::friction_switches(&self.mechanism, &self.workspace, distances, switches);
         if g.iter().all(|d| d.is_finite()) {
             Ok(())
         } else {
@@ -311,6 +315,8 @@ pub struct Simulation {
     consistent_yp: Option<Vec<f64>>,
     /// Contact events located so far (instants; crossings found together count once).
     events: u64,
+    /// Stick–slip events located so far (not counting those at a contact event's instant).
+    friction_events: u64,
     /// Contacts started so far, counted per pair: the same count whichever crossings the
     /// integrator happens to locate together.
     contact_starts: u64,
@@ -329,6 +335,8 @@ pub struct Snapshot {
     pub y: Vec<f64>,
     pub yp: Vec<f64>,
     pub signals: Vec<InputSignal>,
+    /// The contacts' discrete state (stick or slip, per collision pair).
+    pub frictions: Vec<Friction>,
     /// The angle of every cut-joint reported last (see [`Simulation::joint_coordinates`]).
     pub cut_angles: Vec<f64>,
 }
@@ -400,6 +408,14 @@ impl Simulation {
                 &spec.name, &deep,
             )));
         }
+        // Pairs in contact at the start time start like contacts found at an event.
+        let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
+        contacts::distances(&mechanism, &workspace, &mut distances);
+        let starts: Vec<i32> = distances
+            .iter()
+            .map(|&d| if d < 0.0 { -1 } else { 0 })
+            .collect();
+        contacts::update_frictions(&mechanism, &mut workspace, &starts, &[]);
         let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
             .map_err(SimulationError::Start)?;
         let mut y0 = y0;
@@ -481,6 +497,7 @@ impl Simulation {
             restart_pending: false,
             restarts: 0,
             events: 0,
+            friction_events: 0,
             contact_starts: 0,
             consistent_yp: None,
             cut_angles,
@@ -592,9 +609,25 @@ impl Simulation {
     /// A contact starts (distance falling through zero) or ends (distance rising through zero):
     /// the integrator restarts there, where the contact force's law changes.
     fn contact_event(&mut self, directions: &[i32]) -> Result<(), SimulationError> {
-        self.contact_starts += directions.iter().filter(|&&d| d < 0).count() as u64;
-        self.events += 1;
+        let t = self.ida.t();
+        let (y, yp, dae) = self.ida.state_and_system_mut();
+        let (contact, switches) = directions.split_at(dae.mechanism.collisions.pairs.len());
+        if contact.iter().any(|&d| d != 0) {
+            self.events += 1;
+            self.contact_starts += contact.iter().filter(|&&d| d < 0).count() as u64;
+        } else {
+            self.friction_events += 1;
+        }
+        dae.apply_inputs(t);
+        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
+        contacts::update_frictions(&dae.mechanism, &mut dae.workspace, contact, switches);
         self.restart()
+    }
+
+    /// How many stick–slip events (a pair sticking or breaking away, alone at its instant) the
+    /// integrator located.
+    pub fn friction_events(&self) -> u64 {
+        self.friction_events
     }
 
     /// How many contact events the integrator located.
@@ -646,6 +679,7 @@ impl Simulation {
             y: self.ida.y().to_vec(),
             yp: self.ida.yp().to_vec(),
             signals: self.ida.system().signals.iter().map(|(s, _)| *s).collect(),
+            frictions: self.ida.system().workspace.frictions.clone(),
             cut_angles: self.cut_angles.clone(),
         })
     }
@@ -656,6 +690,7 @@ impl Simulation {
         if snapshot.y.len() != dae.mechanism.len()
             || snapshot.yp.len() != snapshot.y.len()
             || snapshot.signals.len() != dae.signals.len()
+            || snapshot.frictions.len() != dae.workspace.frictions.len()
             || snapshot.cut_angles.len() != self.cut_angles.len()
             || snapshot
                 .signals
@@ -670,6 +705,7 @@ impl Simulation {
         for ((signal, _), saved) in dae.signals.iter_mut().zip(&snapshot.signals) {
             *signal = *saved;
         }
+        dae.workspace.frictions.clone_from(&snapshot.frictions);
         self.cut_angles.clone_from(&snapshot.cut_angles);
         self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
         self.restart_pending = false;

@@ -32,11 +32,12 @@ impl Run for Simulation {
     }
     fn summary(&self) -> String {
         format!(
-            "{} states; {}; {} contact events, {} contacts started",
+            "{} states; {}; {} contact events, {} contacts started, {} stick-slip events",
             self.state_count(),
             self.stats(),
             self.events(),
-            self.contact_starts()
+            self.contact_starts(),
+            self.friction_events()
         )
     }
 }

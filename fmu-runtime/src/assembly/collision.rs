@@ -79,6 +79,11 @@ pub struct CollisionPair {
     pub b: usize,
     /// The pair's contact law (materials and geometry, checked when the set is built).
     pub law: ContactLaw,
+    /// Whether the pair sticks below the stick speed (`dynamics::contacts`): pairs of the
+    /// colliders of boxes (vertex spheres, faces, edges) with static friction. A sphere,
+    /// cylinder or other rounded shape rolls, and a stuck material point would leave the
+    /// contact as it rolls; its friction stays the regularized sliding law.
+    pub sticks: bool,
 }
 
 /// A contact the model reports as outputs: every collision pair between its two objects.
@@ -94,6 +99,9 @@ pub struct CollisionSet {
     pub colliders: Vec<Collider>,
     pub pairs: Vec<CollisionPair>,
     pub reports: Vec<ContactReport>,
+    /// The indices of the pairs that stick ([`CollisionPair::sticks`]), in order: each has a
+    /// stick–slip switching function after the signed distances.
+    pub sticking: Vec<usize>,
 }
 
 impl CollisionSet {
@@ -102,6 +110,7 @@ impl CollisionSet {
         for pair in &scene.contact_pairs {
             let defaults = ContactPairMaterial::new(pair.cor, pair.mu_k, pair.mu_r);
             let material = ContactPairMaterial {
+                mu_s: pair.mu_s.unwrap_or(defaults.mu_s),
                 v_small: pair.v_small.unwrap_or(defaults.v_small),
                 w_small: pair.w_small.unwrap_or(defaults.w_small),
                 ..defaults
@@ -218,7 +227,8 @@ impl CollisionSet {
                             ),
                         )
                     })?;
-                pairs.push(CollisionPair { a, b, law });
+                let sticks = law.mu_s > 0.0 && ca.role != Role::Other && cb.role != Role::Other;
+                pairs.push(CollisionPair { a, b, law, sticks });
             }
         }
         let mut reports = Vec::new();
@@ -248,10 +258,12 @@ impl CollisionSet {
                 pairs: between,
             });
         }
+        let sticking = (0..pairs.len()).filter(|&i| pairs[i].sticks).collect();
         Ok(CollisionSet {
             colliders,
             pairs,
             reports,
+            sticking,
         })
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! The solid materials themselves (density, E, ν) are in [`crate::model::materials`]; this table
 //! holds, per *unordered* pair of solid-material names, the coefficient of restitution `cor`, the
-//! sliding friction coefficient `mu_k` and the rotational (rolling) resistance coefficient
-//! `mu_r` of the contact law ([`super::response`]).
+//! sliding friction coefficient `mu_k`, the static friction coefficient `mu_s` and the
+//! rotational (rolling) resistance coefficient `mu_r` of the contact law ([`super::response`]).
 //!
 //! Shipped data: steel on dry wood (the bouncing ball, cor = 0.7), the billiard pairs of Modia3D's
 //! billiard example (ball–ball, ball–table, ball–cushion), and handbook-style values for every
@@ -28,6 +28,9 @@ pub struct ContactPairMaterial {
     pub cor: f64,
     /// Sliding (kinetic) friction coefficient ≥ 0.
     pub mu_k: f64,
+    /// Static friction coefficient ≥ `mu_k`: the friction force a sticking contact can hold,
+    /// per newton of normal force.
+    pub mu_s: f64,
     /// Rotational resistance coefficient ≥ 0 (rolling resistance for a ball).
     pub mu_r: f64,
     /// Regularization velocity of restitution and sliding friction [m/s] (> 0).
@@ -37,11 +40,13 @@ pub struct ContactPairMaterial {
 }
 
 impl ContactPairMaterial {
-    /// A pair with the default regularization velocities.
+    /// A pair with the default regularization velocities and static friction equal to the
+    /// sliding friction.
     pub const fn new(cor: f64, mu_k: f64, mu_r: f64) -> ContactPairMaterial {
         ContactPairMaterial {
             cor,
             mu_k,
+            mu_s: mu_k,
             mu_r,
             v_small: DEFAULT_V_SMALL,
             w_small: DEFAULT_W_SMALL,
@@ -56,6 +61,12 @@ impl ContactPairMaterial {
         }
         if !(self.mu_k.is_finite() && self.mu_k >= 0.0) {
             return bad("sliding friction coefficient (≥ 0)", self.mu_k);
+        }
+        if !(self.mu_s.is_finite() && self.mu_s >= self.mu_k) {
+            return bad(
+                "static friction coefficient (≥ the sliding friction coefficient)",
+                self.mu_s,
+            );
         }
         if !(self.mu_r.is_finite() && self.mu_r >= 0.0) {
             return bad("rotational resistance coefficient (≥ 0)", self.mu_r);
@@ -73,29 +84,33 @@ impl ContactPairMaterial {
     }
 }
 
-/// The shipped pairs: (material, material, cor, mu_k, mu_r).
-const SHIPPED: &[(&str, &str, f64, f64, f64)] = &[
+/// The shipped pairs: (material, material, cor, mu_k, mu_s, mu_r).
+///
+/// Static friction: handbook values for dry, clean surfaces, scaled to the sliding coefficients
+/// here by the handbooks' ratio of static to sliding friction (about 1.3 for metal on metal,
+/// 1.15–1.25 for the others); the billiard pairs have the paper's single coefficient.
+const SHIPPED: &[(&str, &str, f64, f64, f64, f64)] = &[
     // Bouncing steel ball on a wooden table (Modia3D paper, Fig. 5: cor = 0.7).
-    ("steel", "dry_wood", 0.7, 0.5, 0.001),
+    ("steel", "dry_wood", 0.7, 0.5, 0.6, 0.001),
     // Billiard (Modia3D paper, Table 1).
-    ("billiard_ball", "billiard_table", 0.0, 0.6, 0.02),
-    ("billiard_ball", "billiard_ball", 1.0, 0.0, 0.0),
-    ("billiard_ball", "cushion", 0.8, 0.0, 0.0),
+    ("billiard_ball", "billiard_table", 0.0, 0.6, 0.6, 0.02),
+    ("billiard_ball", "billiard_ball", 1.0, 0.0, 0.0, 0.0),
+    ("billiard_ball", "cushion", 0.8, 0.0, 0.0, 0.0),
     // Handbook-style defaults.
-    ("steel", "steel", 0.7, 0.4, 0.001),
-    ("steel", "aluminium", 0.6, 0.45, 0.001),
-    ("steel", "rubber", 0.6, 0.8, 0.01),
-    ("steel", "plastic", 0.6, 0.3, 0.005),
-    ("aluminium", "aluminium", 0.6, 0.8, 0.001),
-    ("aluminium", "dry_wood", 0.5, 0.4, 0.002),
-    ("aluminium", "rubber", 0.6, 0.8, 0.01),
-    ("aluminium", "plastic", 0.6, 0.3, 0.005),
-    ("dry_wood", "dry_wood", 0.5, 0.4, 0.005),
-    ("dry_wood", "rubber", 0.6, 0.7, 0.01),
-    ("dry_wood", "plastic", 0.5, 0.35, 0.005),
-    ("rubber", "rubber", 0.6, 1.0, 0.02),
-    ("rubber", "plastic", 0.6, 0.8, 0.01),
-    ("plastic", "plastic", 0.6, 0.35, 0.005),
+    ("steel", "steel", 0.7, 0.4, 0.5, 0.001),
+    ("steel", "aluminium", 0.6, 0.45, 0.6, 0.001),
+    ("steel", "rubber", 0.6, 0.8, 1.0, 0.01),
+    ("steel", "plastic", 0.6, 0.3, 0.35, 0.005),
+    ("aluminium", "aluminium", 0.6, 0.8, 1.0, 0.001),
+    ("aluminium", "dry_wood", 0.5, 0.4, 0.5, 0.002),
+    ("aluminium", "rubber", 0.6, 0.8, 1.0, 0.01),
+    ("aluminium", "plastic", 0.6, 0.3, 0.35, 0.005),
+    ("dry_wood", "dry_wood", 0.5, 0.4, 0.5, 0.005),
+    ("dry_wood", "rubber", 0.6, 0.7, 0.9, 0.01),
+    ("dry_wood", "plastic", 0.5, 0.35, 0.4, 0.005),
+    ("rubber", "rubber", 0.6, 1.0, 1.15, 0.02),
+    ("rubber", "plastic", 0.6, 0.8, 1.0, 0.01),
+    ("plastic", "plastic", 0.6, 0.35, 0.4, 0.005),
 ];
 
 /// Contact-pair materials by unordered pair of solid-material names.
@@ -121,10 +136,12 @@ impl ContactMaterials {
     /// The table with the shipped pairs.
     pub fn shipped() -> ContactMaterials {
         let mut table = ContactMaterials::new();
-        for &(a, b, cor, mu_k, mu_r) in SHIPPED {
-            table
-                .pairs
-                .insert(key(a, b), ContactPairMaterial::new(cor, mu_k, mu_r));
+        for &(a, b, cor, mu_k, mu_s, mu_r) in SHIPPED {
+            let material = ContactPairMaterial {
+                mu_s,
+                ..ContactPairMaterial::new(cor, mu_k, mu_r)
+            };
+            table.pairs.insert(key(a, b), material);
         }
         table
     }
@@ -224,5 +241,11 @@ mod tests {
         assert!(t
             .insert("a", "b", ContactPairMaterial::new(0.5, -1.0, 0.0))
             .is_err());
+        let weaker_static = ContactPairMaterial {
+            mu_s: 0.3,
+            ..ContactPairMaterial::new(0.5, 0.4, 0.0)
+        };
+        let error = t.insert("a", "b", weaker_static).unwrap_err().to_string();
+        assert!(error.contains("static friction"), "{error}");
     }
 }

@@ -27,6 +27,16 @@
 //!   v_small are damped less (the law is viscous there, with d = χ / v_small); a body resting
 //!   under a load still comes to rest, its small oscillations damped by that viscosity.
 //! - The normal force never pulls: 1 + χ s ≥ 1 − χ ≥ 0.
+//! - **Sticking** (pairs that can stick, see `dynamics::contacts`): instead of the sliding law,
+//!   f⃗_t = −k_t Δ⃗_t − c_t v⃗_t, a spring from the material points of the two shapes that met at
+//!   the contact point when the pair stuck (Δ⃗_t: their tangential offset since), with
+//!   k_t = μ_s f_n / [`PRESLIDING_DISPLACEMENT`] and damping c_t = [`STICK_DAMPING`] μ_s f_n /
+//!   v_small. The pair slips again when |f⃗_t| reaches μ_s f_n. A stiffness proportional to the
+//!   normal force shares a tangential load among the contact points of a part (the four corners
+//!   of a box) as the normal load is shared, so all of them reach μ_s together and the part
+//!   breaks away at μ_s times its whole normal force, as Coulomb's law of a rigid part says.
+//!   Sticking has no creep: the offset Δ⃗_t stays what the load needs (below the presliding
+//!   displacement).
 //! - e⃗_t,reg = v⃗_t / |v⃗_t| · g(|v⃗_t| / v_small) and e⃗_ω,reg = ω⃗ / |ω⃗| · g(|ω⃗| / ω_small),
 //!   g(s) = s (2 − s) for s < 1 and 1 above: 0 at rest, 1 from v_small on, C¹ and with a
 //!   bounded slope (viscous near rest), so |f⃗_t| ≤ μ_k f_n and |τ⃗| ≤ μ_r μ_geo f_n.
@@ -39,6 +49,19 @@ use super::contact_materials::ContactPairMaterial;
 use super::shapes::Shape;
 use super::{CollisionError, Contact};
 use crate::model::materials::SolidMaterial;
+
+/// Slipping below this fraction of v_small, a pair that can stick sticks.
+pub const STICK_SPEED_FRACTION: f64 = 0.5;
+
+/// The tangential offset at which a sticking contact holds μ_s f_n [m]: the presliding
+/// displacement of dry friction, 10 µm as in the LuGre model's usual bristle stiffness
+/// (Canudas de Wit et al., IEEE TAC 1995: σ₀ = 10⁵ N/m per newton of Coulomb force).
+pub const PRESLIDING_DISPLACEMENT: f64 = 1e-5;
+
+/// The damping of a sticking contact, c_t = STICK_DAMPING μ_s f_n / v_small: at the stick
+/// speed it gives the force that the sliding law gives there (g(1/2) = 3/4 of μ f_n), so the
+/// friction force does not jump when the pair sticks.
+pub const STICK_DAMPING: f64 = 1.5;
 
 /// The geometric factors of a pair of shapes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -144,6 +167,7 @@ pub struct ContactLaw {
     /// χ, see [`hysteresis`].
     pub hysteresis: f64,
     pub mu_k: f64,
+    pub mu_s: f64,
     pub mu_r: f64,
     pub v_small: f64,
     pub w_small: f64,
@@ -163,6 +187,7 @@ impl ContactLaw {
             geometry,
             hysteresis: hysteresis(pair.cor),
             mu_k: pair.mu_k,
+            mu_s: pair.mu_s,
             mu_r: pair.mu_r,
             v_small: pair.v_small,
             w_small: pair.w_small,
@@ -188,6 +213,8 @@ pub struct ContactState {
     pub relative_angular_velocity: Vector3<f64>,
     /// Unit normal from a to b.
     pub normal: Unit<Vector3<f64>>,
+    /// While the pair sticks: b's anchored material point minus a's [m] (world).
+    pub anchor_offset: Option<Vector3<f64>>,
 }
 
 impl ContactState {
@@ -204,6 +231,7 @@ impl ContactState {
             relative_velocity,
             relative_angular_velocity,
             normal: contact.normal,
+            anchor_offset: None,
         }
     }
 }
@@ -232,7 +260,15 @@ pub fn contact_force(law: &ContactLaw, state: &ContactState) -> ContactResponse 
     let f_n = (spring * (1.0 + law.hysteresis * direction)).max(0.0);
     let n = state.normal.into_inner();
     let v_t = state.relative_velocity - n * state.relative_velocity.dot(&n);
-    let f_t = -regularized_direction(&v_t, law.v_small) * (law.mu_k * f_n);
+    let f_t = match state.anchor_offset {
+        Some(offset) => {
+            let offset_t = offset - n * offset.dot(&n);
+            let stiffness = law.mu_s * f_n / PRESLIDING_DISPLACEMENT;
+            let damping = STICK_DAMPING * law.mu_s * f_n / law.v_small;
+            -(offset_t * stiffness + v_t * damping)
+        }
+        None => -regularized_direction(&v_t, law.v_small) * (law.mu_k * f_n),
+    };
     let torque = -regularized_direction(&state.relative_angular_velocity, law.w_small)
         * (law.mu_r * g.mu_geo * f_n);
     ContactResponse {
@@ -268,6 +304,7 @@ mod tests {
             relative_velocity: v,
             relative_angular_velocity: w,
             normal: Vector3::z_axis(),
+            anchor_offset: None,
         }
     }
 

@@ -1,9 +1,16 @@
 //! Contacts in the DAE ([NO19b] §3): signed distances of the collision pairs as zero-crossing
 //! functions, and the elastic response of every penetrating pair as loads in the backward pass.
 //!
-//! The response depends on the present state of the pair alone (its law,
+//! The normal response depends on the present state of the pair alone (its law,
 //! [`crate::collision::response`], stores no speed from the contact's start), so a contact that
 //! exists at the start time behaves as one that began at an event.
+//!
+//! **Stick and slip.** The friction of a pair that can stick (`CollisionPair::sticks`) has a
+//! discrete state, [`Friction`], changed only at events that the integrator locates: a pair
+//! slipping slower than the stick speed (half of `v_small`) sticks, anchoring the material points
+//! of both shapes at the contact point; a stuck pair whose friction force reaches μ_s f_n slips.
+//! Each such pair has one switching function after the signed distances: μ_s f_n − |f_t| while
+//! it sticks, |v_t| − v_stick while it slips ([`friction_switches`]).
 
 use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
@@ -11,6 +18,7 @@ use super::mechanism::Mechanism;
 use super::residual::Workspace;
 use crate::assembly::{CollisionPair, CollisionSet, Role};
 use crate::collision::analytic::closest_parameters;
+use crate::collision::response::STICK_SPEED_FRACTION;
 use crate::collision::response::{contact_force, smoothstep, ContactResponse, ContactState};
 use crate::collision::{distance, segment_ends, Contact, Core};
 use nalgebra::{Isometry3, Rotation3, Translation3, UnitQuaternion, Vector3};
@@ -190,12 +198,34 @@ pub fn penetrating_pairs(
         .collect()
 }
 
-/// The response of one pair at the workspace's kinematics, if it penetrates.
-pub fn pair_response(
-    mechanism: &Mechanism,
-    ws: &Workspace,
-    index: usize,
-) -> Option<(Contact, ContactResponse)> {
+/// The friction state of a collision pair that can stick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Friction {
+    /// Sliding, or apart. `armed`: the pair has slipped faster than the stick speed since it
+    /// last broke away (or never stuck), so slowing below the stick speed makes it stick.
+    Slipping { armed: bool },
+    /// Stuck: the anchored material points, in the frames of the bodies of collider a and b.
+    Stuck {
+        on_a: Vector3<f64>,
+        on_b: Vector3<f64>,
+    },
+}
+
+impl Default for Friction {
+    fn default() -> Self {
+        Friction::Slipping { armed: true }
+    }
+}
+
+/// A penetrating pair at the workspace's kinematics: its contact, state and response.
+struct PairEvaluation {
+    contact: Contact,
+    state: ContactState,
+    response: ContactResponse,
+}
+
+/// The evaluation of pair `index`, if it penetrates.
+fn evaluate_pair(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<PairEvaluation> {
     let set = &mechanism.collisions;
     let pair = &set.pairs[index];
     let contact = pair_contact(set, pair, &ws.collider_poses)?;
@@ -204,8 +234,12 @@ pub fn pair_response(
     }
     let point = contact.point().coords;
     let (v, w) = relative_velocity(set, pair, &ws.motion, &point);
-    let state = ContactState::new(&contact, v, w);
+    let mut state = ContactState::new(&contact, v, w);
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    if let Friction::Stuck { on_a, on_b } = ws.frictions[index] {
+        let (ma, mb) = (&ws.motion[a.body], &ws.motion[b.body]);
+        state.anchor_offset = Some((mb.r + mb.rotation * on_b) - (ma.r + ma.rotation * on_a));
+    }
     let mut response = contact_force(&pair.law, &state);
     if let (Role::Edge(_), Role::Edge(_)) = (a.role, b.role) {
         let weight = edge_weight(set, pair, &ws.collider_poses);
@@ -214,7 +248,109 @@ pub fn pair_response(
         response.normal_force *= weight;
         response.friction_force *= weight;
     }
-    Some((contact, response))
+    Some(PairEvaluation {
+        contact,
+        state,
+        response,
+    })
+}
+
+/// The response of one pair at the workspace's kinematics, if it penetrates.
+pub fn pair_response(
+    mechanism: &Mechanism,
+    ws: &Workspace,
+    index: usize,
+) -> Option<(Contact, ContactResponse)> {
+    evaluate_pair(mechanism, ws, index).map(|e| (e.contact, e.response))
+}
+
+/// The slip speed below which a slipping pair sticks [m/s].
+fn stick_speed(mechanism: &Mechanism, index: usize) -> f64 {
+    STICK_SPEED_FRACTION * mechanism.collisions.pairs[index].law.v_small
+}
+
+/// The tangential slip speed of an evaluated pair [m/s].
+fn slip_speed(evaluation: &PairEvaluation) -> f64 {
+    let n = evaluation.state.normal.into_inner();
+    let v = evaluation.state.relative_velocity;
+    (v - n * v.dot(&n)).norm()
+}
+
+/// The stick–slip switching function of every pair that can stick
+/// (`CollisionSet::sticking`, in order) at the workspace's kinematics: μ_s f_n − |f_t| while it
+/// sticks, |v_t| − v_stick while it slips, 1 while apart. `distances` from [`distances`].
+pub fn friction_switches(
+    mechanism: &Mechanism,
+    ws: &Workspace,
+    distances: &[f64],
+    out: &mut [f64],
+) {
+    let set = &mechanism.collisions;
+    for (value, &index) in out.iter_mut().zip(&set.sticking) {
+        let evaluation = (distances[index] < 0.0)
+            .then(|| evaluate_pair(mechanism, ws, index))
+            .flatten();
+        *value = match (evaluation, ws.frictions[index]) {
+            (None, _) => 1.0,
+            (Some(e), Friction::Stuck { .. }) => {
+                set.pairs[index].law.mu_s * e.response.normal_force - e.response.friction_force
+            }
+            (Some(e), Friction::Slipping { .. }) => slip_speed(&e) - stick_speed(mechanism, index),
+        };
+    }
+}
+
+/// Updates the friction states at an event: `contact_directions` are the crossing directions
+/// of the signed distances (per pair; −1: a contact starts, +1: it ends, 0: neither) and
+/// `switch_directions` those of [`friction_switches`] (per sticking pair). A stuck pair whose
+/// switch fell through zero slips; a slipping pair whose switch fell through zero sticks if
+/// armed, and one whose switch rose through zero is armed; a contact that starts slower than
+/// the stick speed sticks; a contact that ends is cleared. At the start time, pass −1 for every
+/// pair in contact.
+pub fn update_frictions(
+    mechanism: &Mechanism,
+    ws: &mut Workspace,
+    contact_directions: &[i32],
+    switch_directions: &[i32],
+) {
+    let set = &mechanism.collisions;
+    for (k, &index) in set.sticking.iter().enumerate() {
+        let switched = switch_directions.get(k).copied().unwrap_or(0);
+        let started = contact_directions.get(index).copied().unwrap_or(0) < 0;
+        let Some(evaluation) = evaluate_pair(mechanism, ws, index) else {
+            ws.frictions[index] = Friction::default();
+            continue;
+        };
+        let slow = slip_speed(&evaluation) <= stick_speed(mechanism, index);
+        let stick = match ws.frictions[index] {
+            Friction::Stuck { .. } if switched < 0 => Some(false),
+            Friction::Stuck { .. } => None,
+            Friction::Slipping { armed } if (started || (armed && switched < 0)) && slow => {
+                Some(true)
+            }
+            Friction::Slipping { .. } if switched > 0 => {
+                ws.frictions[index] = Friction::Slipping { armed: true };
+                None
+            }
+            Friction::Slipping { .. } => None,
+        };
+        match stick {
+            Some(true) => {
+                let pair = &set.pairs[index];
+                let point = evaluation.contact.point().coords;
+                let (ma, mb) = (
+                    &ws.motion[set.colliders[pair.a].body],
+                    &ws.motion[set.colliders[pair.b].body],
+                );
+                ws.frictions[index] = Friction::Stuck {
+                    on_a: ma.rotation.transpose() * (point - ma.r),
+                    on_b: mb.rotation.transpose() * (point - mb.r),
+                };
+            }
+            Some(false) => ws.frictions[index] = Friction::Slipping { armed: false },
+            None => {}
+        }
+    }
 }
 
 /// Below this sine of the angle between two edges they count as parallel (10°).

@@ -7,10 +7,12 @@
 use super::instance::{InstanceState, Setup};
 use super::state::ModelState;
 use super::types::Fmi2FmuState;
+use crate::dynamics::contacts::Friction;
 use crate::simulation::{InputSignal, Snapshot, MAX_INPUT_DERIVATIVE_ORDER};
+use nalgebra::Vector3;
 
 const STATE_MAGIC: u64 = 0x464d_5533_4453_5441;
-const HEADER: &[u8; 8] = b"FMU3DST1";
+const HEADER: &[u8; 8] = b"FMU3DST2";
 
 #[repr(C)]
 pub struct FmuState {
@@ -109,6 +111,16 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
                 out.f64(signal.t0);
                 out.u32(u32::from(signal.jumped));
             }
+            out.u32(snapshot.frictions.len() as u32);
+            for friction in &snapshot.frictions {
+                match *friction {
+                    Friction::Slipping { armed } => out.u32(u32::from(armed)),
+                    Friction::Stuck { on_a, on_b } => {
+                        out.u32(2);
+                        on_a.iter().chain(on_b.iter()).for_each(|x| out.f64(*x));
+                    }
+                }
+            }
             out.floats(&snapshot.cut_angles);
         }
     }
@@ -162,12 +174,29 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                     jumped,
                 });
             }
+            let count = r.u32().ok_or_else(broken)? as usize;
+            let mut frictions = Vec::new();
+            for _ in 0..count {
+                frictions.push(match r.u32().ok_or_else(broken)? {
+                    tag @ (0 | 1) => Friction::Slipping { armed: tag == 1 },
+                    2 => {
+                        let mut point = || -> Option<Vector3<f64>> {
+                            Some(Vector3::new(r.f64()?, r.f64()?, r.f64()?))
+                        };
+                        let on_a = point().ok_or_else(broken)?;
+                        let on_b = point().ok_or_else(broken)?;
+                        Friction::Stuck { on_a, on_b }
+                    }
+                    _ => return Err(broken()),
+                });
+            }
             let cut_angles = r.floats().ok_or_else(broken)?;
             Some(Snapshot {
                 t,
                 y,
                 yp,
                 signals,
+                frictions,
                 cut_angles,
             })
         }
@@ -283,6 +312,14 @@ mod tests {
                         t0: 1.0,
                         jumped: true,
                     }],
+                    frictions: vec![
+                        Friction::Slipping { armed: false },
+                        Friction::Stuck {
+                            on_a: Vector3::new(1.0, 2.0, 3.0),
+                            on_b: Vector3::new(-1.0, 0.5, f64::MIN_POSITIVE),
+                        },
+                        Friction::Slipping { armed: true },
+                    ],
                     cut_angles: vec![7.5],
                 }),
             },

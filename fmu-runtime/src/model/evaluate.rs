@@ -1280,7 +1280,7 @@ impl<'a> Evaluator<'a> {
         }
         let f = Fields::new(
             b,
-            &["cor", "mu_k", "mu_r", "v_small", "w_small"],
+            &["cor", "mu_k", "mu_s", "mu_r", "v_small", "w_small"],
             &[],
             "contact_pair",
         )?;
@@ -1295,10 +1295,28 @@ impl<'a> Evaluator<'a> {
             }
             Ok(value)
         };
+        let mu_k = coefficient("mu_k", 10.0)?;
+        let mu_s = match f.get("mu_s") {
+            None => None,
+            Some(e) => {
+                let value = self.num(e, scope, Kind::Dimensionless, "mu_s")?;
+                if !(mu_k..=10.0).contains(&value) {
+                    return Err(Diag::new(
+                        e.pos,
+                        format!(
+                            "`mu_s` must be between `mu_k` ({mu_k}) and 10, found {value}: static \
+                             friction is at least the sliding friction"
+                        ),
+                    ));
+                }
+                Some(value)
+            }
+        };
         Ok(ContactPairSpec {
             materials: [materials[0].name.clone(), materials[1].name.clone()],
             cor: coefficient("cor", 1.0)?,
-            mu_k: coefficient("mu_k", 10.0)?,
+            mu_k,
+            mu_s,
             mu_r: coefficient("mu_r", 10.0)?,
             v_small: self.regularization(&f, "v_small", Kind::Velocity, scope)?,
             w_small: self.regularization(&f, "w_small", Kind::AngularVelocity, scope)?,

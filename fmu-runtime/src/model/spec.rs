@@ -191,6 +191,8 @@ pub struct ContactPairSpec {
     pub cor: f64,
     /// Kinetic (sliding) friction coefficient.
     pub mu_k: f64,
+    /// Static friction coefficient (≥ `mu_k`); `mu_k` when not given.
+    pub mu_s: Option<f64>,
     /// Rolling resistance coefficient.
     pub mu_r: f64,
     /// Regularization velocity of restitution and sliding friction [m/s]; the shipped default
