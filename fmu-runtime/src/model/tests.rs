@@ -731,6 +731,16 @@ fn contact_blocks_and_contact_pairs() {
     let pair = &load("contact_pair steel steel { cor = 1; mu_k = 0; mu_r = 0; v_small = 1 mm/s; w_small = 0.5 rad/s }")
         .contact_pairs[0];
     assert_eq!((pair.v_small, pair.w_small), (Some(0.001), Some(0.5)));
+    assert_eq!(pair.mu_s, None);
+    let pair = &load("contact_pair steel steel { cor = 1; mu_k = 0.4; mu_s = 0.55; mu_r = 0 }")
+        .contact_pairs[0];
+    assert_eq!((pair.mu_k, pair.mu_s), (0.4, Some(0.55)));
+    fails(
+        "contact_pair steel steel { cor = 1; mu_k = 0.4; mu_s = 0.3; mu_r = 0 }",
+        1,
+        56,
+        "`mu_s` must be between `mu_k` (0.4) and 10, found 0.3",
+    );
     fails(
         "contact_pair steel steel { cor = 1; mu_k = 0; mu_r = 0; v_small = 0 m/s }",
         1,
