@@ -397,6 +397,17 @@ def bouncing_box(result, p):
                   1e-9)]
 
 
+def gripper(result, p):
+    """Without inputs the fingers touch the box but do not squeeze it: no friction holds it, so
+    it falls freely, y = -g t^2 / 2, and the fingers stay on their rails at x = -+(a + t)/2."""
+    time = result["time"]
+    return [Check("max |box y + g t^2/2| [m]", worst(result["box.r[2]"] + 0.5 * G * time**2),
+                  1e-6),
+            Check("max |finger x -+ (a + t)/2| [m]",
+                  max(worst(result["left_finger.r[1]"] + (p["a"] + p["t"]) / 2),
+                      worst(result["right_finger.r[1]"] - (p["a"] + p["t"]) / 2)), 1e-9)]
+
+
 def rolling_ball(result, p):
     """It starts at x = -1.5 m; the friction's regularization below v_small smooths the change
     from sliding to rolling, where the largest differences are."""
@@ -592,6 +603,7 @@ PROPERTIES = {
     "bouncing_ball": bouncing_ball,
     "bouncing_box": bouncing_box,
     "rolling_ball": rolling_ball,
+    "gripper": gripper,
     "two_balls": two_balls,
     "billiard16": billiard16,
     "engine": engine,
@@ -622,6 +634,7 @@ CHANGED = {
     "bouncing_ball": {"height": 2.0},
     "bouncing_box": {"edge": 0.15},
     "rolling_ball": {"mu_k": 0.3},
+    "gripper": {"a": 0.12},
     "two_balls": {"v0": 1.5},
     "billiard16": {"v_cue": 3.0},
     "engine": {"l": 0.2},

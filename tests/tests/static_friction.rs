@@ -200,7 +200,9 @@ fn a_restored_state_keeps_the_block_stuck_where_it_was() {
     let mut follow = |simulation: &mut Simulation| -> Vec<f64> {
         let mut values = Vec::new();
         for k in 1..=200 {
-            simulation.advance_to(1.0 + 0.01 * f64::from(k)).expect("runs");
+            simulation
+                .advance_to(1.0 + 0.01 * f64::from(k))
+                .expect("runs");
             values.extend(simulation.output_values());
         }
         values
@@ -208,10 +210,16 @@ fn a_restored_state_keeps_the_block_stuck_where_it_was() {
     let first = follow(&mut simulation);
     simulation.restore(&saved).expect("restores");
     let second = follow(&mut simulation);
-    assert!(first == second, "the continuation differs after the restore");
+    assert!(
+        first == second,
+        "the continuation differs after the restore"
+    );
     // Restored with every pair slipping instead, the block breaks away at once.
     let mut slipping = saved.clone();
-    slipping.frictions.iter_mut().for_each(|f| *f = Default::default());
+    slipping
+        .frictions
+        .iter_mut()
+        .for_each(|f| *f = Default::default());
     simulation.restore(&slipping).expect("restores");
     let third = follow(&mut simulation);
     assert!(first != third, "the stick state made no difference");
