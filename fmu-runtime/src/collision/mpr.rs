@@ -507,3 +507,57 @@ fn from_plane(u: &Vector3<f64>, v: &Vertex) -> Contact {
         normal: -normal,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The closest point of triangle (a, b, c) to the origin by another route than Ericson's
+    /// Voronoi regions: the projection onto the plane when its barycentric coordinates (from
+    /// the 2 × 2 normal equations) are all non-negative, else the nearest of the three edges'
+    /// clamped projections.
+    fn reference(a: &Vector3<f64>, b: &Vector3<f64>, c: &Vector3<f64>) -> Vector3<f64> {
+        let (u, v) = (b - a, c - a);
+        let (uu, uv, vv) = (u.dot(&u), u.dot(&v), v.dot(&v));
+        let (pu, pv) = (-a.dot(&u), -a.dot(&v));
+        let det = uu * vv - uv * uv;
+        if det > 1e-12 * uu * vv {
+            let s = (pu * vv - pv * uv) / det;
+            let t = (pv * uu - pu * uv) / det;
+            if s >= 0.0 && t >= 0.0 && s + t <= 1.0 {
+                return a + u * s + v * t;
+            }
+        }
+        let edge = |p: &Vector3<f64>, q: &Vector3<f64>| {
+            let d = q - p;
+            let t = (-p.dot(&d) / d.dot(&d)).clamp(0.0, 1.0);
+            p + d * t
+        };
+        [edge(a, b), edge(b, c), edge(c, a)]
+            .into_iter()
+            .min_by(|x, y| x.norm().total_cmp(&y.norm()))
+            .expect("three edges")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Every region of the triangle (vertices, edges, face), against the reference: the same
+        /// point, and weights that are barycentric and give it.
+        #[test]
+        fn closest_point_of_a_triangle(
+            a in prop::array::uniform3(-1.0..1.0f64),
+            b in prop::array::uniform3(-1.0..1.0f64),
+            c in prop::array::uniform3(-1.0..1.0f64),
+        ) {
+            let (a, b, c) = (Vector3::from(a), Vector3::from(b), Vector3::from(c));
+            prop_assume!((b - a).cross(&(c - a)).norm() > 1e-3);
+            let (w, p) = closest_on_triangle(&a, &b, &c);
+            let expected = reference(&a, &b, &c);
+            prop_assert!((p - expected).norm() < 1e-12, "{:?} vs {:?}", p, expected);
+            prop_assert!(w.iter().all(|x| *x >= -1e-15) && (w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            prop_assert!((a * w[0] + b * w[1] + c * w[2] - p).norm() < 1e-12);
+        }
+    }
+}
