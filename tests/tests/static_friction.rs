@@ -197,7 +197,7 @@ fn a_restored_state_keeps_the_block_stuck_where_it_was() {
     let mut simulation = Simulation::new(spec, SimulationOptions::default()).expect("starts");
     simulation.advance_to(1.0).expect("runs");
     let saved = simulation.snapshot().expect("snapshot");
-    let mut follow = |simulation: &mut Simulation| -> Vec<f64> {
+    let follow = |simulation: &mut Simulation| -> Vec<f64> {
         let mut values = Vec::new();
         for k in 1..=200 {
             simulation
