@@ -292,8 +292,9 @@ class Pair:
 def shipped_pairs() -> dict[frozenset, Pair]:
     """The contact-pair table fmu3d ships, read from its source (one source for the numbers)."""
     source = (REPO / "fmu-runtime/src/collision/contact_materials.rs").read_text()
-    rows = re.findall(r'\("(\w+)", "(\w+)", ([\d.]+), ([\d.]+), ([\d.]+)\)', source)
-    return {frozenset((a, b)): Pair(float(c), float(k), float(r)) for a, b, c, k, r in rows}
+    # (a, b, cor, mu_k, mu_s, mu_r): the balls of these scenes roll, so mu_s does not enter.
+    rows = re.findall(r'\("(\w+)", "(\w+)", ([\d.]+), ([\d.]+), ([\d.]+), ([\d.]+)\)', source)
+    return {frozenset((a, b)): Pair(float(c), float(k), float(r)) for a, b, c, k, _, r in rows}
 
 
 @dataclass
