@@ -81,7 +81,8 @@ fn loop_stays_closed_and_slider_follows_the_closed_form() {
         turned.abs() > 4.0 * std::f64::consts::PI,
         "the crank turns fully"
     );
-    assert!(worst_closure < 1e-8, "closure residual {worst_closure:e}");
+    // Measured 4.3e-10.
+    assert!(worst_closure < 5e-9, "closure residual {worst_closure:e}");
     assert!(
         slider_error < 1e-6,
         "slider position error {slider_error:e} m"
@@ -109,5 +110,6 @@ fn energy_is_conserved_over_10_s() {
     ];
     let drift = run.relative_energy_drift(&bodies, g);
     eprintln!("fourbar_prismatic: relative energy drift {drift:.2e} over 10 s");
-    assert!(drift < 1e-6, "relative energy drift {drift:e}");
+    // Measured 1.0e-8.
+    assert!(drift < 1e-7, "relative energy drift {drift:e}");
 }

@@ -78,5 +78,6 @@ fn forces_of_a_propped_beam_follow_its_free_body_diagrams() {
         assert!(r.iter().all(|x| x.is_finite()));
     }
     eprintln!("propped beam: cut-joint `{cut}`, largest force/torque error {worst:.2e} N (N.m)");
-    assert!(worst < 1e-6, "largest joint force error {worst:e}");
+    // Statics solved exactly: what remains is round-off (1.1e-14 N measured).
+    assert!(worst < 1e-12, "largest joint force error {worst:e}");
 }

@@ -97,7 +97,8 @@ fn two_rigidly_attached_objects_move_as_one_merged_body() {
             .zip(y)
             .map(|(p, q)| (p - q).abs())
             .fold(0.0, f64::max);
-        assert!(error < 1e-7, "{name}: differs by {error:e}");
+        // Achieved 5.3e-9 over 3 s (two integrations of the same motion at tolerance 1e-10).
+        assert!(error < 5e-8, "{name}: differs by {error:e}");
         largest = largest.max(error);
     }
     eprintln!("merged body: largest difference over 3 s {largest:.2e}");

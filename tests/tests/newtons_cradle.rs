@@ -52,7 +52,9 @@ fn the_pulse_passes_to_the_last_ball_and_energy_is_kept() {
         100.0 * (v_last / v_impact - 1.0)
     );
     assert!(
-        (v_last / v_impact - 1.0).abs() < 0.01,
+        // Achieved 1.2e-4: the binary impacts are not quite separate (the gap is closed again
+        // by the next ball within a few contact durations).
+        (v_last / v_impact - 1.0).abs() < 1e-3,
         "the last ball leaves at {v_last} m/s, analytic {v_impact} m/s"
     );
     assert!(others < creep, "the other balls move at {others} m/s");
@@ -94,10 +96,9 @@ fn the_pulse_passes_to_the_last_ball_and_energy_is_kept() {
         run.time[run.time.len() - 1],
         run.simulation.events()
     );
-    // Bound: the integrator's tolerance (1e-8) and the restitution regularized towards 0 below
-    // v_small = 0.01 m/s, which only the creeping stopped balls (~2 mm/s, kinetic energy
-    // ~4·½m(2e-3)² ≈ 3e-5 of the start energy) meet.
-    assert!(drift < 1e-4, "energy changes by {drift} of its start value");
+    // With cor = 1 the contact law is elastic at every speed (its hysteresis is zero): what
+    // changes the energy is the integrator's error (tolerance 1e-8; 4.9e-6 measured).
+    assert!(drift < 5e-5, "energy changes by {drift} of its start value");
     // The pulse came back: the first ball swings out again before 1 s.
     assert!(
         phi[0]

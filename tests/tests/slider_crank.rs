@@ -32,7 +32,8 @@ fn piston_follows_the_closed_form_kinematics() {
         turned.abs() > 2.0 * PI,
         "the crank turns fully: {turned} rad"
     );
-    assert!(error < 1e-6, "piston position error {error:e} m");
+    // Measured 1.9e-10 m.
+    assert!(error < 2e-9, "piston position error {error:e} m");
 }
 
 #[test]

@@ -32,9 +32,11 @@ fn the_struck_ball_leaves_with_the_strikers_speed() {
         100.0 * (after / before - 1.0),
         striker[end]
     );
-    assert!((after / before - 1.0).abs() < 0.01, "{after} vs {before}");
+    // The table's friction acts on both balls during the 0.4 ms contact: μ_k g t_c ≈ 2e-3 m/s
+    // of 1.39 m/s between them (measured: the target 9e-5 short, the striker 1e-4 left over).
+    assert!((after / before - 1.0).abs() < 1e-3, "{after} vs {before}");
     assert!(
-        striker[end].abs() < 0.01 * before,
+        striker[end].abs() < 1e-3 * before,
         "the striker stops: {}",
         striker[end]
     );
