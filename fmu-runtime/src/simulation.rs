@@ -390,6 +390,13 @@ impl Simulation {
         mechanism.collisions = collisions;
         let mut inputs = FlangeInputs::new(&mechanism);
         inputs.prescribe(&mechanism, spec.experiment.start_time);
+        if let Some(what) = inputs.non_finite_prescription(&mechanism) {
+            return Err(SimulationError::Usage(format!(
+                "{what} is not finite at the start time {} s: its expression overflows with the \
+                 parameters set; give them values of a size the motion can have",
+                spec.experiment.start_time
+            )));
+        }
         let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
         let mut workspace = Workspace::new(&mechanism);
         kinematics(
@@ -650,7 +657,14 @@ impl Simulation {
             .ida
             .system_mut()
             .consistent_derivatives(t, &y)
-            .map_err(SimulationError::Start)?;
+            .map_err(|_| {
+                SimulationError::Usage(format!(
+                    "at t = {t} s the accelerations cannot be solved for: the mass matrix is \
+                     singular or not finite there (the motion may have run away to speeds or \
+                     forces out of range, see the largest outputs; or a joint moves a body \
+                     without mass or inertia)"
+                ))
+            })?;
         self.ida.reinit(t, &y, &yp)?;
         self.restart_pending = false;
         self.restarts += 1;

@@ -69,6 +69,35 @@ impl FlangeInputs {
     }
 
     /// Writes the coordinates of joints moved by an expression of time (`motion = ...`) at `t`.
+    /// The first prescribed value (a joint's motion, a drive's voltage or reference speed) that
+    /// is not finite at the last [`FlangeInputs::prescribe`]: a description naming its joint or
+    /// drive, for the error that refuses it.
+    pub fn non_finite_prescription(&self, mechanism: &Mechanism) -> Option<String> {
+        for (k, body) in mechanism.bodies.iter().enumerate() {
+            let Some(joint) = body.joint.as_ref().filter(|j| j.prescribed.is_some()) else {
+                continue;
+            };
+            let c = &self.motion[k];
+            if ![c.q, c.qd, c.qdd].iter().all(|x| x.is_finite()) {
+                return Some(format!(
+                    "the motion of joint `{}` (position {:e}, speed {:e}, acceleration {:e})",
+                    joint.name, c.q, c.qd, c.qdd
+                ));
+            }
+        }
+        mechanism
+            .drives
+            .iter()
+            .zip(&self.drive)
+            .find(|(_, v)| !v.is_finite())
+            .map(|(drive, v)| {
+                format!(
+                    "the voltage or reference speed of drive `{}` ({v:e})",
+                    drive.name
+                )
+            })
+    }
+
     pub fn prescribe(&mut self, mechanism: &Mechanism, t: f64) {
         for (k, body) in mechanism.bodies.iter().enumerate() {
             if let Some(function) = body.joint.as_ref().and_then(|j| j.prescribed.as_ref()) {
