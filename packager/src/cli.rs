@@ -57,6 +57,13 @@ pub struct SimulateArgs {
     /// Where to write the CSV (default: `<model name>.csv` in the current folder).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+    /// A parameter's value in SI units (repeatable), e.g. `--param mu_k=0.3`.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub parameters: Vec<String>,
+    /// Input signals over time: a CSV in fmpy's layout (a `time` column, then one column per
+    /// input, by name; a time given twice is a jump), interpolated linearly between its rows.
+    #[arg(long, value_name = "INPUTS.csv")]
+    pub input: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

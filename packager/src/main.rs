@@ -11,6 +11,7 @@ mod cli;
 mod documentation;
 mod fmu_archive;
 mod fmu_host;
+mod input_table;
 mod model_description;
 mod simulate;
 mod ssp;

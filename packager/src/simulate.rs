@@ -3,6 +3,9 @@
 
 use crate::cli::SimulateArgs;
 use crate::fmu_host::Fmu;
+use crate::input_table::InputTable;
+use fmu_runtime::assembly::Causality;
+use fmu_runtime::model::{self, suggest::did_you_mean};
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -15,30 +18,101 @@ trait Run {
     fn outputs(&mut self) -> Result<Vec<f64>, String>;
     /// One line for the end of the run.
     fn summary(&self) -> String;
+    /// The inputs that [`Run::set_inputs`] sets, by name, in its order.
+    fn bind_inputs(&mut self, names: &[String]) -> Result<(), String>;
+    /// Sets the bound inputs' values and slopes at the current time.
+    fn set_inputs(&mut self, values: &[f64], slopes: &[f64]) -> Result<(), String>;
 }
 
-impl Run for Simulation {
+/// Finds each of `names` among `candidates` (name, key); an unknown name is an error that
+/// says what it should have been (`what`: "input", "parameter").
+fn resolve<T: Copy>(
+    names: &[String],
+    candidates: &[(String, T)],
+    what: &str,
+) -> Result<Vec<T>, String> {
+    names
+        .iter()
+        .map(|name| {
+            candidates
+                .iter()
+                .find(|(candidate, _)| candidate == name)
+                .map(|(_, key)| *key)
+                .ok_or_else(|| {
+                    let help = did_you_mean(name, candidates.iter().map(|(n, _)| n.as_str()))
+                        .unwrap_or_else(|| {
+                            let all: Vec<&str> =
+                                candidates.iter().map(|(n, _)| n.as_str()).collect();
+                            if all.is_empty() {
+                                format!("the model has no {what}s")
+                            } else {
+                                format!("its {what}s are: {}", all.join(", "))
+                            }
+                        });
+                    let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
+                    format!("`{name}` is not {article} {what} of the model: {help}")
+                })
+        })
+        .collect()
+}
+
+/// A model file run by the engine.
+struct ModelRun {
+    simulation: Simulation,
+    /// Variable-table indices of the bound inputs.
+    inputs: Vec<usize>,
+}
+
+impl Run for ModelRun {
     fn output_names(&self) -> Vec<String> {
-        self.variables
+        self.simulation
+            .variables
             .outputs()
             .map(|(_, v)| v.name.clone())
             .collect()
     }
     fn advance_to(&mut self, t: f64) -> Result<(), String> {
-        Simulation::advance_to(self, t).map_err(|e| e.to_string())
+        self.simulation.advance_to(t).map_err(|e| e.to_string())
     }
     fn outputs(&mut self) -> Result<Vec<f64>, String> {
-        Ok(self.output_values())
+        Ok(self.simulation.output_values())
     }
     fn summary(&self) -> String {
+        let s = &self.simulation;
         format!(
             "{} states; {}; {} contact events, {} contacts started, {} stick-slip events",
-            self.state_count(),
-            self.stats(),
-            self.events(),
-            self.contact_starts(),
-            self.friction_events()
+            s.state_count(),
+            s.stats(),
+            s.events(),
+            s.contact_starts(),
+            s.friction_events()
         )
+    }
+    fn bind_inputs(&mut self, names: &[String]) -> Result<(), String> {
+        let candidates: Vec<(String, usize)> = self
+            .simulation
+            .variables
+            .variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.causality == Causality::Input)
+            .map(|(i, v)| (v.name.clone(), i))
+            .collect();
+        self.inputs = resolve(names, &candidates, "input")?;
+        Ok(())
+    }
+    fn set_inputs(&mut self, values: &[f64], slopes: &[f64]) -> Result<(), String> {
+        for ((&index, &value), &slope) in self.inputs.iter().zip(values).zip(slopes) {
+            self.simulation
+                .set_input(index, value)
+                .and_then(|()| self.simulation.set_input_derivative(index, 1, slope))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
 }
 
@@ -48,6 +122,8 @@ struct FmuRun {
     time: f64,
     outputs: Vec<(String, u32)>,
     steps: u64,
+    /// Value references of the bound inputs.
+    inputs: Vec<u32>,
 }
 
 impl Run for FmuRun {
@@ -69,6 +145,45 @@ impl Run for FmuRun {
     fn summary(&self) -> String {
         format!("{} fmi2DoStep calls through the FMU's C API", self.steps)
     }
+    fn bind_inputs(&mut self, names: &[String]) -> Result<(), String> {
+        let candidates = fmu_variables(&self.fmu, "input");
+        self.inputs = resolve(names, &candidates, "input")?;
+        Ok(())
+    }
+    fn set_inputs(&mut self, values: &[f64], slopes: &[f64]) -> Result<(), String> {
+        let inputs = self.inputs.clone();
+        self.fmu.set_real(&inputs, values)?;
+        // As the FMU declares: with input derivatives it interpolates within the step.
+        if self.fmu.description.can_interpolate_inputs {
+            self.fmu.set_input_slopes(&inputs, slopes)?;
+        }
+        Ok(())
+    }
+}
+
+/// The FMU's Real variables of one causality: (name, value reference).
+fn fmu_variables(fmu: &Fmu, causality: &str) -> Vec<(String, u32)> {
+    fmu.description
+        .variables
+        .iter()
+        .filter(|v| v.causality == causality && v.type_name == "Real")
+        .map(|v| (v.name.clone(), v.value_reference))
+        .collect()
+}
+
+/// `NAME=VALUE` of `--param`.
+fn parameter_assignment(text: &str) -> Result<(String, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .filter(|(n, v)| !n.trim().is_empty() && !v.trim().is_empty())
+        .ok_or_else(|| format!("--param {text}: expected NAME=VALUE"))?;
+    let value: f64 = value.trim().parse().map_err(|_| {
+        format!("--param {text}: `{value}` is not a number (values are in SI units)")
+    })?;
+    if !value.is_finite() {
+        return Err(format!("--param {text}: the value must be finite"));
+    }
+    Ok((name.trim().to_string(), value))
 }
 
 /// The experiment both kinds of run are driven with.
@@ -80,6 +195,12 @@ struct Experiment {
 }
 
 pub fn run(args: &SimulateArgs) -> Result<(), String> {
+    let parameters = args
+        .parameters
+        .iter()
+        .map(|text| parameter_assignment(text))
+        .collect::<Result<Vec<_>, _>>()?;
+    let inputs = args.input.as_deref().map(InputTable::read).transpose()?;
     let is_fmu = args
         .model
         .extension()
@@ -101,13 +222,26 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
             .filter(|v| v.causality == "output")
             .map(|v| (v.name.clone(), v.value_reference))
             .collect();
-        fmu.initialize(start, experiment.stop, args.tolerance.or(d.tolerance))?;
+        let names: Vec<String> = parameters.iter().map(|(n, _)| n.clone()).collect();
+        let references = resolve(&names, &fmu_variables(&fmu, "parameter"), "parameter")
+            .map_err(|e| format!("--param: {e}"))?;
+        let values: Vec<(u32, f64)> = references
+            .into_iter()
+            .zip(parameters.iter().map(|(_, v)| *v))
+            .collect();
+        fmu.initialize(
+            start,
+            experiment.stop,
+            args.tolerance.or(d.tolerance),
+            &values,
+        )?;
         (
             Box::new(FmuRun {
                 fmu,
                 time: start,
                 outputs,
                 steps: 0,
+                inputs: Vec::new(),
             }),
             experiment,
         )
@@ -116,7 +250,11 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
             tolerance: args.tolerance,
             ..SimulationOptions::default()
         };
-        let sim = Simulation::from_file(&args.model, options).map_err(|e| e.to_string())?;
+        let source = std::fs::read_to_string(&args.model)
+            .map_err(|e| format!("cannot read {}: {e}", args.model.display()))?;
+        let spec = model::load_str_with(&source, &args.model.display().to_string(), &parameters)
+            .map_err(|e| e.to_string())?;
+        let sim = Simulation::new(spec, options).map_err(|e| e.to_string())?;
         let e = sim.spec.experiment.clone();
         let experiment = experiment(
             args,
@@ -125,9 +263,24 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
             e.stop_time,
             e.interval,
         )?;
-        (Box::new(sim), experiment)
+        let run = ModelRun {
+            simulation: sim,
+            inputs: Vec::new(),
+        };
+        (Box::new(run), experiment)
     };
-    write_csv(args, run.as_mut(), &experiment)
+    if let Some(table) = &inputs {
+        run.bind_inputs(&table.names).map_err(|e| {
+            format!(
+                "--input {}: {e}",
+                args.input
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new(""))
+                    .display()
+            )
+        })?;
+    }
+    write_csv(args, run.as_mut(), &experiment, inputs.as_ref())
 }
 
 fn experiment(
@@ -161,6 +314,7 @@ fn write_csv(
     args: &SimulateArgs,
     run: &mut dyn Run,
     experiment: &Experiment,
+    inputs: Option<&InputTable>,
 ) -> Result<(), String> {
     let path = args
         .output
@@ -177,14 +331,28 @@ fn write_csv(
     let progress = std::io::stderr().is_terminal();
     let mut last_report = started;
     let count = ((experiment.stop - experiment.start) / experiment.step).round() as u64;
+    let mut previous = experiment.start;
     for i in 0..=count {
         let t = if i == count {
             experiment.stop
         } else {
             experiment.start + i as f64 * experiment.step
         };
-        run.advance_to(t)
-            .map_err(|e| format!("{}: at t = {t} s: {e}", args.model.display()))?;
+        let failed = |e: String| format!("{}: at t = {t} s: {e}", args.model.display());
+        match inputs {
+            None => run.advance_to(t).map_err(failed)?,
+            // From each row of the input table to the next the signals are linear: the step
+            // is split there, and each piece starts with the signals' values and slopes.
+            Some(table) => {
+                let from = previous;
+                for to in table.breakpoints(from, t).chain([t]) {
+                    let (values, slopes) = table.at(previous);
+                    run.set_inputs(&values, &slopes).map_err(failed)?;
+                    run.advance_to(to).map_err(failed)?;
+                    previous = to;
+                }
+            }
+        }
         write_row(&mut csv, t, &run.outputs()?);
         if progress
             && started.elapsed() > Duration::from_secs(1)

@@ -335,7 +335,7 @@ fn failures_exit_1_with_a_message_and_leave_no_file() {
         "unknown-model",
         &["no/such/model.m3d"],
         None,
-        "no/such/model.m3d:0:0: error: cannot read the model file",
+        "no/such/model.m3d: error: cannot read the model file",
     );
     let malformed = repository().join("packager/tests/malformed/01_typo_kind.m3d");
     let malformed = malformed.to_str().expect("UTF-8 path");

@@ -9,7 +9,7 @@ pub mod materials;
 pub mod motion;
 mod snap;
 pub mod spec;
-mod suggest;
+pub mod suggest;
 mod syntax;
 pub mod units;
 

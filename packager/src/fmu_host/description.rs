@@ -23,6 +23,8 @@ pub struct Description {
     pub step_size: Option<f64>,
     pub tolerance: Option<f64>,
     pub variables: Vec<ScalarVariable>,
+    /// `canInterpolateInputs` of `<CoSimulation>`: the FMU takes input derivatives.
+    pub can_interpolate_inputs: bool,
 }
 
 fn attribute(element: &BytesStart, name: &str) -> Result<Option<String>, String> {
@@ -80,6 +82,8 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                     co_simulation = true;
                     description.model_identifier = attribute(e, "modelIdentifier")?
                         .ok_or("<CoSimulation> has no modelIdentifier")?;
+                    description.can_interpolate_inputs =
+                        attribute(e, "canInterpolateInputs")?.as_deref() == Some("true");
                 }
                 "DefaultExperiment" => {
                     description.start_time = number(e, "startTime")?;

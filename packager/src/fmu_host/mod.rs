@@ -83,6 +83,15 @@ type Simple = unsafe extern "C" fn(Fmi2Component) -> Fmi2Status;
 type DoStep = unsafe extern "C" fn(Fmi2Component, f64, f64, c_int) -> Fmi2Status;
 type GetReal =
     unsafe extern "C" fn(Fmi2Component, *const Fmi2ValueReference, usize, *mut f64) -> Fmi2Status;
+type SetReal =
+    unsafe extern "C" fn(Fmi2Component, *const Fmi2ValueReference, usize, *const f64) -> Fmi2Status;
+type SetRealInputDerivatives = unsafe extern "C" fn(
+    Fmi2Component,
+    *const Fmi2ValueReference,
+    usize,
+    *const c_int,
+    *const f64,
+) -> Fmi2Status;
 type FreeInstance = unsafe extern "C" fn(Fmi2Component);
 
 /// An unpacked FMU with its library loaded and one instance.
@@ -199,12 +208,19 @@ impl Fmu {
         }
     }
 
+    /// Sets the parameters (value reference, value), then initializes the instance for an
+    /// experiment from `start` to `stop`.
     pub fn initialize(
         &mut self,
         start: f64,
         stop: f64,
         tolerance: Option<f64>,
+        parameters: &[(u32, f64)],
     ) -> Result<(), String> {
+        if !parameters.is_empty() {
+            let (references, values): (Vec<u32>, Vec<f64>) = parameters.iter().copied().unzip();
+            self.set_real(&references, &values)?;
+        }
         let setup: Symbol<SetupExperiment> = self.symbol("fmi2SetupExperiment")?;
         // SAFETY: a live instance and the FMI 2.0 signature.
         let status = unsafe {
@@ -232,6 +248,32 @@ impl Fmu {
         // SAFETY: a live instance.
         let status = unsafe { step(self.component, t, h, FMI2_TRUE) };
         self.check("fmi2DoStep", status)
+    }
+
+    pub fn set_real(&mut self, references: &[u32], values: &[f64]) -> Result<(), String> {
+        let set: Symbol<SetReal> = self.symbol("fmi2SetReal")?;
+        let n = references.len().min(values.len());
+        // SAFETY: both arrays have at least n elements.
+        let status = unsafe { set(self.component, references.as_ptr(), n, values.as_ptr()) };
+        self.check("fmi2SetReal", status)
+    }
+
+    /// The first derivatives of inputs, for an FMU that can interpolate its inputs.
+    pub fn set_input_slopes(&mut self, references: &[u32], slopes: &[f64]) -> Result<(), String> {
+        let set: Symbol<SetRealInputDerivatives> = self.symbol("fmi2SetRealInputDerivatives")?;
+        let n = references.len().min(slopes.len());
+        let orders = vec![1 as c_int; n];
+        // SAFETY: the three arrays have at least n elements.
+        let status = unsafe {
+            set(
+                self.component,
+                references.as_ptr(),
+                n,
+                orders.as_ptr(),
+                slopes.as_ptr(),
+            )
+        };
+        self.check("fmi2SetRealInputDerivatives", status)
     }
 
     pub fn get_real(&self, references: &[u32]) -> Result<Vec<f64>, String> {
