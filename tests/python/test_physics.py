@@ -397,6 +397,39 @@ def bouncing_box(result, p):
                   1e-9)]
 
 
+def stack(result, p):
+    """Ten boxes put exactly on each other stand: each stays over the one below (no sliding,
+    no tipping: its centre moves less than 0.1 mm sideways) and sits at (i - 1/2) h, less what the
+    corner contacts below it sink under the weight above (a few um per contact)."""
+    checks = []
+    sideways = max(worst(np.hypot(result[f"box[{i}].r[1]"], result[f"box[{i}].r[3]"]))
+                   for i in range(1, int(p["n"]) + 1))
+    checks.append(Check("max sideways offset of a box [m]", sideways, 1e-4))
+    sinking = max(worst(result[f"box[{i}].r[2]"] - (i - 0.5) * p["h"])
+                  for i in range(1, int(p["n"]) + 1))
+    checks.append(Check("max |height - (i - 1/2) h| [m]", sinking, 1e-4))
+    return checks
+
+
+def block_on_ramp(result, p):
+    """Coulomb's law on the ramp (steel on steel, mu_s 0.5, mu_k 0.4): below the friction angle
+    the block stays where it was put (within the elastic offset of its stuck corners, 10 um);
+    above it, it slides down the slope with a = g (sin theta - mu_k cos theta) from rest."""
+    theta, t = p["theta"], result["time"]
+    down = np.array([-np.cos(theta), -np.sin(theta)])
+    along = (result["block.r[1]"] - result["block.r[1]"][0]) * down[0] \
+        + (result["block.r[2]"] - result["block.r[2]"][0]) * down[1]
+    if np.tan(theta) <= 0.5:
+        return [Check("max travel along the slope [m]", worst(along), 2e-5)]
+    a = G * (np.sin(theta) - 0.4 * np.cos(theta))
+    # From rest the sliding law takes a few ms to reach mu_k (below v_small it is viscous),
+    # which shifts the parabola a little: compare the acceleration of the later motion, while
+    # the block is on the ramp (it leaves it after s0 + 1 m of travel).
+    late = (t >= 0.2) & (along < p["s0"] + 0.9)
+    fitted = 2 * np.polyfit(t[late], along[late], 2)[0]
+    return [Check("|fitted acceleration / Coulomb's - 1|", abs(fitted / a - 1), 1e-9)]  # measured 6e-12
+
+
 def gripper(result, p):
     """Without inputs the fingers touch the box but do not squeeze it: no friction holds it, so
     it falls freely, y = -g t^2 / 2, and the fingers stay on their rails at x = -+(a + t)/2."""
@@ -604,6 +637,8 @@ PROPERTIES = {
     "bouncing_box": bouncing_box,
     "rolling_ball": rolling_ball,
     "gripper": gripper,
+    "stack": stack,
+    "block_on_ramp": block_on_ramp,
     "two_balls": two_balls,
     "billiard16": billiard16,
     "engine": engine,
@@ -635,6 +670,8 @@ CHANGED = {
     "bouncing_box": {"edge": 0.15},
     "rolling_ball": {"mu_k": 0.3},
     "gripper": {"a": 0.12},
+    "stack": {"h": 0.06},
+    "block_on_ramp": {"theta": math.radians(30)},
     "two_balls": {"v0": 1.5},
     "billiard16": {"v_cue": 3.0},
     "engine": {"l": 0.2},

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The contact-robustness matrix: contacts that touch, rest, roll and stick, at the documented
+# settings (v_small 1e-5 … 1e-2 m/s, tolerances 1e-4 … 1e-8), each run to its stop time with
+# `fmu3d simulate`. Prints one Markdown row per case: wall time, integrator steps, residual
+# evaluations, contact and stick-slip events, or the failure. docs/benchmarks.md records the
+# table ("Contacts that last").
+#
+#   bash scripts/bench-contacts.sh            # every case (a few minutes on 2 cores)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -p packager >/dev/null 2>&1 || { echo "cargo build failed"; exit 1; }
+fmu3d=target/release/fmu3d
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+printf 'time,left.f,right.f\n0,20,-20\n' >"$scratch/squeeze.csv"
+
+failures=0
+echo "| case | setting | stop [s] | wall [s] | steps | residual evaluations | contact events | stick-slip events | result |"
+echo "|---|---|---|---|---|---|---|---|---|"
+case_row() {
+    local name=$1 setting=$2 stop=$3
+    shift 3
+    local log="$scratch/log"
+    "$fmu3d" simulate "$@" --stop-time "$stop" -o "$scratch/out.csv" >"$log" 2>&1
+    local status=$?
+    local line
+    line=$(tail -1 "$log")
+    if [ $status -eq 0 ]; then
+        local wall steps evals events sticks
+        wall=$(sed -nE 's/.* simulated in ([0-9.]+) s wall.*/\1/p' <<<"$line")
+        steps=$(sed -nE 's/.*; ([0-9]+) steps,.*/\1/p' <<<"$line")
+        evals=$(sed -nE 's/.* steps, ([0-9]+ residual evaluations \(\+[0-9]+ for Jacobians\)).*/\1/p' <<<"$line")
+        events=$(sed -nE 's/.*; ([0-9]+ contact events, [0-9]+ contacts started).*/\1/p' <<<"$line")
+        sticks=$(sed -nE 's/.* ([0-9]+) stick-slip events.*/\1/p' <<<"$line")
+        echo "| $name | $setting | $stop | $wall | $steps | ${evals% residual evaluations*} ${evals#* residual evaluations } | $events | $sticks | runs to the end |"
+    else
+        failures=$((failures + 1))
+        local at
+        at=$(grep -oE 'failed at t = [0-9.e-]+' "$log" | head -1)
+        echo "| $name | $setting | $stop | | | | | | **fails** ${at:-$(head -c 120 "$log")} |"
+    fi
+}
+
+for v_small in 1e-2 1e-3 1e-4 1e-5; do
+    for tolerance in 1e-4 1e-6 1e-8; do
+        case_row rolling_ball "v_small $v_small m/s, tol $tolerance" 60 \
+            models/rolling_ball.m3d --param v_small=$v_small --tolerance $tolerance
+    done
+done
+for tolerance in 1e-4 1e-6 1e-8; do
+    case_row bouncing_ball "tol $tolerance" 60 models/bouncing_ball.m3d --tolerance $tolerance
+    case_row bouncing_box "tol $tolerance" 10 models/bouncing_box.m3d --tolerance $tolerance
+done
+case_row "newtons_cradle, touching" "gap 0" 10 models/newtons_cradle.m3d --param gap=0
+case_row "billiard16, touching rack" "gap 0" 5 models/billiard16.m3d --param gap=0
+case_row stack "10 boxes" 10 models/stack.m3d
+case_row block_on_ramp "15°" 10 models/block_on_ramp.m3d
+case_row block_on_ramp "30° (slides off the ramp's end)" 2 models/block_on_ramp.m3d --param theta=0.5235987755982988
+case_row gripper "squeeze 20 N" 10 models/gripper.m3d --input "$scratch/squeeze.csv"
+echo
+echo "$failures case(s) failed"
