@@ -601,7 +601,7 @@ impl Simulation {
 
     /// How long from now no separated pair can pass through the other shape
     /// ([`contacts::separation_time_bound`]); infinite without collision pairs.
-    fn separation_time_bound(&mut self) -> f64 {
+    pub fn separation_time_bound(&mut self) -> f64 {
         let t = self.ida.t();
         let (y, yp, dae) = self.ida.state_and_system_mut();
         if dae.mechanism.collisions.pairs.is_empty() {

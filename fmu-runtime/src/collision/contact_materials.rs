@@ -241,6 +241,22 @@ mod tests {
         assert!(t
             .insert("a", "b", ContactPairMaterial::new(0.5, -1.0, 0.0))
             .is_err());
+        // Every coefficient's range, NaN included.
+        for bad in [
+            ContactPairMaterial::new(0.5, 0.0, -1.0),
+            ContactPairMaterial::new(0.5, 0.0, f64::NAN),
+            ContactPairMaterial::new(0.5, f64::INFINITY, 0.0),
+            ContactPairMaterial {
+                v_small: 0.0,
+                ..ContactPairMaterial::new(0.5, 0.0, 0.0)
+            },
+            ContactPairMaterial {
+                w_small: f64::NAN,
+                ..ContactPairMaterial::new(0.5, 0.0, 0.0)
+            },
+        ] {
+            assert!(t.insert("a", "b", bad).is_err(), "{bad:?}");
+        }
         let weaker_static = ContactPairMaterial {
             mu_s: 0.3,
             ..ContactPairMaterial::new(0.5, 0.4, 0.0)

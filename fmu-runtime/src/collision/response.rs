@@ -308,6 +308,29 @@ mod tests {
         }
     }
 
+    /// Moduli out of their physical range are refused: E ≤ 0, ν ≤ −1 or ν ≥ 1 (where
+    /// E / (1 − ν²) has no meaning).
+    #[test]
+    fn moduli_out_of_range_are_refused() {
+        let solid = |youngs_modulus, poissons_ratio| SolidMaterial {
+            name: "test",
+            density: 1000.0,
+            youngs_modulus,
+            poissons_ratio,
+        };
+        let good = solid(1e9, 0.3);
+        for bad in [
+            solid(0.0, 0.3),
+            solid(f64::NAN, 0.3),
+            solid(1e9, 1.0),
+            solid(1e9, -1.0),
+        ] {
+            assert!(resultant_modulus(&good, &bad).is_err(), "{bad:?}");
+            assert!(resultant_modulus(&bad, &good).is_err(), "{bad:?}");
+        }
+        assert!(resultant_modulus(&good, &solid(1e9, 0.9999)).is_ok());
+    }
+
     #[test]
     fn hand_values() {
         // c_res for steel on dry wood.

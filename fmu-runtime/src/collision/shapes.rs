@@ -361,6 +361,48 @@ mod tests {
         }
     }
 
+    /// The largest inscribed sphere, by hand: half the smallest width; for a cone (radius R,
+    /// height H) the inradius of its axial triangle, R·H / (R + √(R² + H²)) (area over
+    /// half-perimeter): 0.6·0.8 / (0.6 + 1) = 0.3 for R = 0.6, H = 0.8.
+    #[test]
+    fn inradius_by_hand() {
+        let inradius = |spec: ShapeSpec| Shape::new(&spec).unwrap().inradius();
+        assert_eq!(inradius(ShapeSpec::Sphere { diameter: 0.3 }), 0.15);
+        assert_eq!(
+            inradius(ShapeSpec::Capsule {
+                diameter: 0.2,
+                length: 1.0
+            }),
+            0.1
+        );
+        assert_eq!(inradius(boxed(0.4, 0.1, 2.0)), 0.05);
+        assert_eq!(
+            inradius(ShapeSpec::Ellipsoid {
+                lengths: Vector3::new(1.0, 0.6, 0.8)
+            }),
+            0.3
+        );
+        assert_eq!(
+            inradius(ShapeSpec::Cylinder {
+                diameter: 0.5,
+                length: 0.2
+            }),
+            0.1
+        );
+        assert_eq!(
+            inradius(ShapeSpec::Cylinder {
+                diameter: 0.2,
+                length: 0.5
+            }),
+            0.1
+        );
+        let cone = inradius(ShapeSpec::Cone {
+            diameter: 1.2,
+            length: 0.8,
+        });
+        assert!((cone - 0.3).abs() < 1e-15, "{cone}");
+    }
+
     #[test]
     fn rounded_box_keeps_its_outer_dimensions() {
         let s = Shape::new(&boxed(1.0, 2.0, 3.0)).unwrap();
