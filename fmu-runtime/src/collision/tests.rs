@@ -260,6 +260,24 @@ fn deep_penetration_has_a_finite_answer() {
     // Coincident centres.
     let c = distance(&a, &Isometry3::identity(), &b, &Isometry3::identity()).unwrap();
     assert!(c.distance < 0.0 && c.distance.is_finite(), "{c:?}");
+    // Any direction is as good as another there; along the one taken, the cores' projections
+    // overlap by the reported depth less the two margins (0.5 + 0.25 along x or z, 0.5 + 1
+    // along y).
+    let (ha, hb) = (
+        Vector3::new(0.499, 0.499, 0.499),
+        Vector3::new(0.249, 0.999, 0.249),
+    );
+    let along = projected_overlap(
+        &ha,
+        &Isometry3::identity(),
+        &hb,
+        &Isometry3::identity(),
+        &c.normal.into_inner(),
+    );
+    assert!(
+        (along + c.distance + 0.002).abs() < 1e-9,
+        "{c:?}: overlap {along}"
+    );
     // Offset along x: the portal finds the x faces, depth = 0.75 - 0.6 = 0.15 along the centre line.
     let c = distance(
         &a,
