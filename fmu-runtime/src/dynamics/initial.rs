@@ -363,3 +363,21 @@ pub fn assemble(
     }
     Ok(y)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The minimum-norm least-squares solution, by hand: x = Aᵀ(AAᵀ)⁻¹b for a full-row-rank A,
+    /// and the zero vector (of A's column count) for a system without rows or columns.
+    #[test]
+    fn least_squares_by_hand() {
+        let a = DMatrix::from_row_slice(1, 2, &[1.0, 1.0]);
+        let x = least_squares(&a, &DVector::from_vec(vec![2.0]));
+        assert!((x - DVector::from_vec(vec![1.0, 1.0])).norm() < 1e-14);
+        let no_rows = DMatrix::<f64>::zeros(0, 3);
+        assert_eq!(least_squares(&no_rows, &DVector::zeros(0)), DVector::zeros(3));
+        let no_columns = DMatrix::<f64>::zeros(2, 0);
+        assert_eq!(least_squares(&no_columns, &DVector::from_vec(vec![1.0, 2.0])).len(), 0);
+    }
+}
