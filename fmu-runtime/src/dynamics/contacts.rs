@@ -415,3 +415,91 @@ pub fn apply_contact_loads(ws: &mut Workspace) {
         ws.torque[body] -= Vector3::from_fn(|i, _| sums[3 + i].value());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assembly::Assembly;
+    use crate::scene::Scene;
+    use nalgebra::Vector3;
+
+    /// Two boxes, for their edge capsules (smoothing radius 1 mm).
+    fn two_boxes() -> CollisionSet {
+        let spec = crate::model::load_str_with(
+            r#"
+            object a { shape box { lengths = [1, 0.1, 0.1] m }; mass { m = 1 kg; inertia = diag(1, 1, 1) kg.m2 }; contact { material = steel } }
+            object b { shape box { lengths = [1, 0.1, 0.1] m }; mass { m = 1 kg; inertia = diag(1, 1, 1) kg.m2 }; contact { material = steel } }
+            joint ja free { from = world; to = a }
+            joint jb free { from = world; to = b; position = [0, 1, 0] }
+            "#,
+            "boxes.m3d",
+            &[],
+        )
+        .expect("model");
+        let scene = Scene::from_spec(&spec).expect("scene");
+        let assembly = Assembly::build(&scene).expect("assembly");
+        CollisionSet::build(&scene, &assembly).expect("collision set")
+    }
+
+    /// The weight of an edge–edge contact, by hand: 1 for edges crossing at a right angle away
+    /// from their ends; smoothstep(d / margin) within one margin d of an end; smoothstep(sin θ /
+    /// sin 10°) for edges at a small angle θ; the product of the three factors.
+    #[test]
+    fn edge_weight_by_hand() {
+        let set = two_boxes();
+        let pair = set
+            .pairs
+            .iter()
+            .find(|p| {
+                matches!(
+                    (set.colliders[p.a].role, set.colliders[p.b].role),
+                    (Role::Edge(_), Role::Edge(_))
+                ) && matches!(set.colliders[p.a].shape.core(), Core::Segment { half_length } if *half_length > 0.4)
+                    && matches!(set.colliders[p.b].shape.core(), Core::Segment { half_length } if *half_length > 0.4)
+            })
+            .expect("two long edges");
+        let Core::Segment { half_length: ha } = *set.colliders[pair.a].shape.core() else {
+            unreachable!()
+        };
+        let margin = set.colliders[pair.a].shape.margin();
+        assert_eq!(margin, 1e-3, "the default smoothing radius");
+        let mut poses = vec![Isometry3::identity(); set.colliders.len()];
+        // Edge a along z from −ha to ha at the origin; edge b crossing it at a point `at` along a,
+        // turned by `angle` from a's direction about y, its middle at the crossing.
+        let weight = |at: f64, angle: f64, poses: &mut Vec<Isometry3<f64>>| {
+            poses[pair.a] = Isometry3::identity();
+            poses[pair.b] = Isometry3::new(Vector3::new(0.0, 0.002, at), Vector3::y() * angle);
+            edge_weight(&set, pair, poses)
+        };
+        let right = std::f64::consts::FRAC_PI_2;
+        assert!((weight(0.0, right, &mut poses) - 1.0).abs() < 1e-12);
+        // Half a margin from a's end: smoothstep(0.5) = 0.5.
+        let w = weight(ha - 0.5 * margin, right, &mut poses);
+        assert!((w - 0.5).abs() < 1e-9, "{w}");
+        // A quarter of a margin: smoothstep(0.25) = 0.15625.
+        let w = weight(-ha + 0.25 * margin, right, &mut poses);
+        assert!((w - 0.15625).abs() < 1e-9, "{w}");
+        // At 5°, sin 5° / 0.17: the smoothstep of 0.5127.
+        let angle = 5f64.to_radians();
+        let expected = smoothstep(angle.sin() / SIN_PARALLEL);
+        let w = weight(0.0, angle, &mut poses);
+        assert!((w - expected).abs() < 1e-9, "{w} vs {expected}");
+        // Half a margin from b's end (b turned a right angle about y runs along x).
+        let Core::Segment { half_length: hb } = *set.colliders[pair.b].shape.core() else {
+            unreachable!()
+        };
+        poses[pair.b] = Isometry3::new(
+            Vector3::new(-(hb - 0.5 * margin), 0.002, 0.0),
+            Vector3::y() * right,
+        );
+        let w = edge_weight(&set, pair, &poses);
+        assert!((w - 0.5).abs() < 1e-9, "{w}");
+        // Both factors at once multiply.
+        let w = weight(ha - 0.5 * margin, angle, &mut poses);
+        assert!(
+            (w - 0.5 * expected).abs() < 1e-6,
+            "{w} vs {}",
+            0.5 * expected
+        );
+    }
+}

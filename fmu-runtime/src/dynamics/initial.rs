@@ -376,8 +376,14 @@ mod tests {
         let x = least_squares(&a, &DVector::from_vec(vec![2.0]));
         assert!((x - DVector::from_vec(vec![1.0, 1.0])).norm() < 1e-14);
         let no_rows = DMatrix::<f64>::zeros(0, 3);
-        assert_eq!(least_squares(&no_rows, &DVector::zeros(0)), DVector::zeros(3));
+        assert_eq!(
+            least_squares(&no_rows, &DVector::zeros(0)),
+            DVector::zeros(3)
+        );
         let no_columns = DMatrix::<f64>::zeros(2, 0);
-        assert_eq!(least_squares(&no_columns, &DVector::from_vec(vec![1.0, 2.0])).len(), 0);
+        assert_eq!(
+            least_squares(&no_columns, &DVector::from_vec(vec![1.0, 2.0])).len(),
+            0
+        );
     }
 }
