@@ -64,3 +64,33 @@ fn a_loop_through_a_free_joint_is_refused() {
     eprintln!("{message}");
     assert!(message.contains("through free joint `f`"), "{message}");
 }
+
+#[test]
+fn contradictory_fixed_start_speeds_are_reported() {
+    let source = std::fs::read_to_string(fmu3d_tests::model_path("fourbar")).unwrap();
+    // The crank's motion fixes the rocker's start speed; fixing it as well, to another value
+    // (0.5 rad/s, a few tenths off), over-determines the loop's speeds.
+    let source = source.replace("phi_guess = 90 deg", "phi_guess = 90 deg; w = 0.5 rad/s");
+    let spec = model::load_str_with(&source, "fourbar.m3d", &[]).expect("loads");
+    let message = start_error(spec);
+    eprintln!("{message}");
+    assert!(
+        message.contains("the start speeds of the kinematic loop"),
+        "{message}"
+    );
+}
+
+/// Regression guard for the assembly's line search: from guesses far from the solution the
+/// full Newton step overshoots, and only a shortened step reduces the closure residual.
+#[test]
+fn a_four_bar_assembles_from_poor_guesses() {
+    let source = std::fs::read_to_string(fmu3d_tests::model_path("fourbar")).unwrap();
+    let source = source
+        .replace("phi_guess = -20 deg", "phi_guess = 150 deg")
+        .replace("phi_guess = -50 deg", "phi_guess = -90 deg")
+        .replace("phi_guess = 90 deg", "phi_guess = 10 deg");
+    let spec = model::load_str_with(&source, "fourbar.m3d", &[]).expect("loads");
+    let mut simulation =
+        Simulation::new(spec, SimulationOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    simulation.advance_to(0.1).expect("runs");
+}

@@ -368,6 +368,29 @@ pub fn assemble(
 mod tests {
     use super::*;
 
+    /// Independent rows: as many as the rank, spanning the same space; a zero row is never
+    /// kept. Rows of (1,0,0), (0,1,0), (0,0,1), (1,1,0) and a zero row have rank 3.
+    #[test]
+    fn independent_rows_span_the_rank() {
+        let g = DMatrix::from_row_slice(
+            5,
+            3,
+            &[
+                1.0, 0.0, 0.0, //
+                0.0, 1.0, 0.0, //
+                0.0, 0.0, 1.0, //
+                1.0, 1.0, 0.0, //
+                0.0, 0.0, 0.0,
+            ],
+        );
+        let kept = independent_rows(&g);
+        assert_eq!(kept.len(), 3, "{kept:?}");
+        assert!(!kept.contains(&4), "{kept:?}");
+        let sub = DMatrix::from_fn(3, 3, |i, j| g[(kept[i], j)]);
+        assert!(sub.determinant().abs() > 0.5, "{kept:?}");
+        assert!(kept.windows(2).all(|w| w[0] < w[1]), "ascending: {kept:?}");
+    }
+
     /// The minimum-norm least-squares solution, by hand: x = Aᵀ(AAᵀ)⁻¹b for a full-row-rank A,
     /// and the zero vector (of A's column count) for a system without rows or columns.
     #[test]
