@@ -265,3 +265,128 @@ pub fn apply_wrench(
 pub fn constraint_offset(mechanism: &Mechanism) -> usize {
     mechanism.layout.n_q + mechanism.layout.n_v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Location;
+    use nalgebra::{Rotation3, Unit};
+
+    /// Body motion at time `t` along a path of constant acceleration and a rotation about a
+    /// fixed world axis with constant angular acceleration (so ω and α are exactly axis·θ̇ and
+    /// axis·θ̈).
+    fn motion_at(
+        t: f64,
+        r0: Vector3<f64>,
+        v0: Vector3<f64>,
+        a0: Vector3<f64>,
+        axis: Vector3<f64>,
+        w0: f64,
+        alpha0: f64,
+    ) -> BodyMotion {
+        let axis = Unit::new_normalize(axis);
+        let theta = 0.3 + w0 * t + 0.5 * alpha0 * t * t;
+        let base = Rotation3::from_euler_angles(0.2, -0.4, 0.7);
+        BodyMotion {
+            r: r0 + v0 * t + 0.5 * a0 * t * t,
+            rotation: (Rotation3::from_axis_angle(&axis, theta) * base).into_inner(),
+            v: v0 + a0 * t,
+            w: axis.into_inner() * (w0 + alpha0 * t),
+            a: a0,
+            alpha: axis.into_inner() * alpha0,
+        }
+    }
+
+    fn motions(t: f64) -> Vec<BodyMotion> {
+        vec![
+            motion_at(
+                t,
+                Vector3::new(0.1, -0.2, 0.3),
+                Vector3::new(0.5, 0.1, -0.3),
+                Vector3::new(-1.0, 2.0, 0.5),
+                Vector3::new(1.0, 2.0, -0.5),
+                1.3,
+                -2.1,
+            ),
+            motion_at(
+                t,
+                Vector3::new(-0.4, 0.2, 0.1),
+                Vector3::new(-0.2, 0.7, 0.4),
+                Vector3::new(0.3, -0.8, 1.1),
+                Vector3::new(-0.3, 0.4, 1.0),
+                -0.7,
+                1.7,
+            ),
+        ]
+    }
+
+    /// ġ and g̈ of position and orientation rows against central differences of g and ġ along a
+    /// smooth motion of both bodies (step 1e-5 s: differences accurate to ~1e-9).
+    #[test]
+    fn row_derivatives_are_the_derivatives_of_the_row() {
+        let cut = Cut {
+            name: "cut".into(),
+            joint: 0,
+            location: Location::default(),
+            body_a: 0,
+            point_a: Vector3::new(0.3, -0.1, 0.2),
+            body_b: 1,
+            point_b: Vector3::new(-0.2, 0.25, 0.05),
+        };
+        let (e1, e2) = complete(&Vector3::new(0.0, 0.6, 0.8));
+        let kinds = [
+            RowKind::Position {
+                u: Vector3::new(0.2, -0.5, 0.9),
+            },
+            RowKind::Orientation {
+                terms: [
+                    (e1, Vector3::new(0.1, 0.9, -0.3), 1.0),
+                    (e2, Vector3::new(0.7, 0.0, 0.4), -0.5),
+                ],
+            },
+        ];
+        let h = 1e-5;
+        for kind in kinds {
+            let row = ConstraintRow {
+                cut: 0,
+                kind,
+                description: String::new(),
+            };
+            let at = |t: f64| evaluate_row(&cut, &row, &motions(t));
+            let (before, now, after) = (at(0.4 - h), at(0.4), at(0.4 + h));
+            let gd = (after.g - before.g) / (2.0 * h);
+            let gdd = (after.gd - before.gd) / (2.0 * h);
+            assert!(
+                (now.gd - gd).abs() < 1e-8,
+                "{:?}: ġ {} vs {gd}",
+                row.kind,
+                now.gd
+            );
+            assert!(
+                (now.gdd - gdd).abs() < 1e-7,
+                "{:?}: g̈ {} vs {gdd}",
+                row.kind,
+                now.gdd
+            );
+        }
+    }
+
+    /// (e1, e2, n) is a right-handed orthonormal frame, for n along any direction.
+    #[test]
+    fn completed_frames_are_orthonormal_and_right_handed() {
+        for n in [
+            Vector3::x(),
+            Vector3::y(),
+            Vector3::new(0.95, 0.3, 0.1),
+            Vector3::new(-0.2, 0.5, -0.84),
+        ] {
+            let n = n.normalize();
+            let (e1, e2) = complete(&n);
+            assert!((e1.norm() - 1.0).abs() < 1e-15 && (e2.norm() - 1.0).abs() < 1e-15);
+            assert!(
+                e1.dot(&n).abs() < 1e-15 && e2.dot(&n).abs() < 1e-15 && e1.dot(&e2).abs() < 1e-15
+            );
+            assert!((e1.cross(&e2) - n).norm() < 1e-15);
+        }
+    }
+}
