@@ -158,3 +158,48 @@ pub fn forward_pass(
         };
     }
 }
+
+/// Test support: the motion of two bodies at time `t`, each along a path of constant
+/// acceleration and turning about a fixed world axis with constant angular acceleration (so ω
+/// and α are exactly axis·θ̇ and axis·θ̈): smooth motions whose derivatives are known, for
+/// checking formulas against central differences.
+#[cfg(test)]
+pub(crate) fn test_motions(t: f64) -> Vec<BodyMotion> {
+    use nalgebra::{Rotation3, Unit};
+    let motion_at = |r0: Vector3<f64>,
+                     v0: Vector3<f64>,
+                     a0: Vector3<f64>,
+                     axis: Vector3<f64>,
+                     w0: f64,
+                     alpha0: f64| {
+        let axis = Unit::new_normalize(axis);
+        let theta = 0.3 + w0 * t + 0.5 * alpha0 * t * t;
+        let base = Rotation3::from_euler_angles(0.2, -0.4, 0.7);
+        BodyMotion {
+            r: r0 + v0 * t + 0.5 * a0 * t * t,
+            rotation: (Rotation3::from_axis_angle(&axis, theta) * base).into_inner(),
+            v: v0 + a0 * t,
+            w: axis.into_inner() * (w0 + alpha0 * t),
+            a: a0,
+            alpha: axis.into_inner() * alpha0,
+        }
+    };
+    vec![
+        motion_at(
+            Vector3::new(0.1, -0.2, 0.3),
+            Vector3::new(0.5, 0.1, -0.3),
+            Vector3::new(-1.0, 2.0, 0.5),
+            Vector3::new(1.0, 2.0, -0.5),
+            1.3,
+            -2.1,
+        ),
+        motion_at(
+            Vector3::new(-0.4, 0.2, 0.1),
+            Vector3::new(-0.2, 0.7, 0.4),
+            Vector3::new(0.3, -0.8, 1.1),
+            Vector3::new(-0.3, 0.4, 1.0),
+            -0.7,
+            1.7,
+        ),
+    ]
+}

@@ -20,6 +20,8 @@ pub use initial::{
     RANK_TOLERANCE,
 };
 pub use jacobian::Branches;
+#[cfg(test)]
+pub(crate) use kinematics::test_motions;
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
 pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
