@@ -277,7 +277,8 @@ impl<'a> Reader<'a> {
     }
     fn floats(&mut self) -> Option<Vec<f64>> {
         let n = self.u32()? as usize;
-        if n > self.bytes.len() / 8 {
+        // A count beyond the bytes left is corrupt: refused before allocating for it.
+        if n > (self.bytes.len() - self.at) / 8 {
             return None;
         }
         (0..n).map(|_| self.f64()).collect()
