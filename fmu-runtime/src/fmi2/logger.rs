@@ -126,7 +126,41 @@ fn c_string(text: &str) -> CString {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::*;
+    use crate::fmi2::types::Fmi2String;
+
+    /// fmi2SetDebugLogging: named categories switch on and off alone, none named means all;
+    /// errors and warnings are always reported; an unknown name is refused with the list.
+    #[test]
+    fn categories_switch_as_set() -> Result<(), String> {
+        unsafe extern "C" fn silent(
+            _: Fmi2ComponentEnvironment,
+            _: Fmi2String,
+            _: Fmi2Status,
+            _: Fmi2String,
+            _: Fmi2String,
+        ) {
+        }
+        // SAFETY: the logger is never called here (only categories are switched), so the
+        // missing variadic part of the signature is never used.
+        let callback: Fmi2CallbackLogger = unsafe { std::mem::transmute(silent as *const ()) };
+        let mut logger = Logger::new(callback, std::ptr::null_mut(), "test", false);
+        assert!(!logger.is_enabled(Category::Calls) && !logger.is_enabled(Category::SolverStats));
+        assert!(logger.is_enabled(Category::Error) && logger.is_enabled(Category::Warning));
+        logger.set_debug_logging(true, &["logCalls".to_string()])?;
+        assert!(logger.is_enabled(Category::Calls) && !logger.is_enabled(Category::SolverStats));
+        logger.set_debug_logging(true, &[])?;
+        assert!(logger.is_enabled(Category::SolverStats));
+        logger.set_debug_logging(false, &["logCalls".to_string()])?;
+        assert!(!logger.is_enabled(Category::Calls) && logger.is_enabled(Category::SolverStats));
+        let Err(error) = logger.set_debug_logging(true, &["logEverything".to_string()]) else {
+            return Err("an unknown category was accepted".into());
+        };
+        assert!(
+            error.contains("unknown log category `logEverything`") && error.contains("logCalls")
+        );
+        Ok(())
+    }
 
     #[test]
     fn messages_are_one_clean_line() {
