@@ -11,7 +11,8 @@
 #                                         from 0): a sample of all modules
 #   scripts/mutants.sh --list             count the mutants of each module, run nothing
 #
-# Results go to target/mutation/mutants.out (caught.txt, missed.txt, timeout.txt, unviable.txt).
+# Results go to target/mutation/mutants.out (--in-diff) or target/mutation/shard-K-of-N/mutants.out
+# (--shard), as caught.txt, missed.txt, timeout.txt, unviable.txt and outcomes.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,9 +41,11 @@ case "$mode" in
     exec cargo mutants "${judge[@]}" --in-diff "$diff" --output "$output"
     ;;
 --shard)
+    shard="${2:?--shard needs K/N}"
+    output="$output/shard-${shard%/*}-of-${shard#*/}"
+    mkdir -p "$output"
     # Round-robin: every N-th mutant, so that a shard samples every module.
-    exec cargo mutants "${judge[@]}" --shard "${2:?--shard needs K/N}" --sharding round-robin \
-        --output "$output"
+    exec cargo mutants "${judge[@]}" --shard "$shard" --sharding round-robin --output "$output"
     ;;
 --list)
     cargo mutants --list | sed -E 's|^([^:]*):.*|\1|' | sort | uniq -c | sort -rn
