@@ -110,4 +110,18 @@ mod tests {
         assert_eq!(c.distance, -0.2);
         assert!(c.normal.iter().all(|x| x.is_finite()));
     }
+
+    /// A zero-length segment (a point) against a segment: the point's parameter is 0 and the
+    /// other's is the clamped projection of the point, by hand: (0.5, 1, 0) onto the segment
+    /// from (−1, 0, 0) to (1, 0, 0) is at t = 0.75, (3, 0, 0) at t = 1.
+    #[test]
+    fn a_point_against_a_segment() {
+        let point = Point3::new(0.5, 1.0, 0.0);
+        let (q0, q1) = (Point3::new(-1.0, 0.0, 0.0), Point3::new(1.0, 0.0, 0.0));
+        assert_eq!(closest_parameters(&point, &point, &q0, &q1), (0.0, 0.75));
+        assert_eq!(closest_parameters(&q0, &q1, &point, &point), (0.75, 0.0));
+        let far = Point3::new(3.0, 0.0, 0.0);
+        assert_eq!(closest_parameters(&far, &far, &q0, &q1), (0.0, 1.0));
+        assert_eq!(closest_parameters(&point, &point, &far, &far), (0.0, 0.0));
+    }
 }
