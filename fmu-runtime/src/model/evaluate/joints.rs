@@ -1,0 +1,286 @@
+//! Joints (tree joints and the loop-closing `cut` ones) and force elements, as written;
+//! checked against the whole model in `finish`.
+
+use super::*;
+
+impl<'a> Evaluator<'a> {
+    pub(super) fn joint(
+        &mut self,
+        d: &DeclName,
+        kind: &Ident,
+        body: &Block,
+        scope: &Scope,
+    ) -> Result<(), Diag> {
+        const KINDS: [&str; 5] = ["revolute", "prismatic", "free", "fixed", "spherical"];
+        let full = self.declare_kind(d, kind, scope, &KINDS, "joint kind", "joint")?;
+        let what = format!("{} joint `{full}`", kind.name);
+        let allowed: &[&str] = match kind.name.as_str() {
+            "revolute" => &[
+                "from",
+                "to",
+                "axis",
+                "phi",
+                "w",
+                "phi_guess",
+                "w_guess",
+                "flange",
+                "spring",
+                "spring_rest",
+                "damper",
+                "can_collide",
+                "output_forces",
+                "motion",
+            ],
+            "prismatic" => &[
+                "from",
+                "to",
+                "axis",
+                "s",
+                "v",
+                "s_guess",
+                "v_guess",
+                "flange",
+                "spring",
+                "spring_rest",
+                "damper",
+                "can_collide",
+                "output_forces",
+                "motion",
+            ],
+            "free" => &[
+                "from",
+                "to",
+                "position",
+                "rotation",
+                "v",
+                "w",
+                "can_collide",
+            ],
+            "spherical" => &["from", "to", "can_collide", "output_forces"],
+            _ => &["from", "to", "position", "rotation"],
+        };
+        let f = Fields::new(body, allowed, &[], &what)?;
+        let from = self.obj_ref(f.require("from", d.base.pos)?, scope, "from")?;
+        let to = self.obj_ref(f.require("to", d.base.pos)?, scope, "to")?;
+        // A free joint is no physical connection: the bodies it relates collide by default.
+        let can_collide = match f.get("can_collide") {
+            Some(e) => self.boolean(e, scope, "can_collide")?,
+            None => kind.name == "free",
+        };
+        let output_forces = match f.get("output_forces") {
+            Some(e) => self.boolean(e, scope, "output_forces")?,
+            None => false,
+        };
+        let num_or = |s: &Self, field: &str, k: Kind, default: f64| -> Result<f64, Diag> {
+            match f.get(field) {
+                Some(e) => s.num(e, scope, k, field),
+                None => Ok(default),
+            }
+        };
+        let vec_or = |s: &Self, field: &str, k: Kind| -> Result<Vector3<f64>, Diag> {
+            match f.get(field) {
+                Some(e) => s.vec3(e, scope, k, field),
+                None => Ok(Vector3::zeros()),
+            }
+        };
+        let rotation = match f.get("rotation") {
+            Some(e) => self.rotation(e, scope, "rotation")?,
+            None => UnitQuaternion::identity(),
+        };
+        let kind = match kind.name.as_str() {
+            "revolute" | "prismatic" => {
+                let revolute = kind.name == "revolute";
+                let axis = match f.get("axis") {
+                    Some(e) => self.axis(e, scope, "axis")?,
+                    None if revolute => Vector3::z(),
+                    None => Vector3::x(),
+                };
+                let mut flange = match f.get("flange") {
+                    Some(e) => match self.word(e, &["passive", "force", "motion"], "flange")? {
+                        "force" => FlangeMode::Force,
+                        "motion" => FlangeMode::Motion,
+                        _ => FlangeMode::Passive,
+                    },
+                    None => FlangeMode::Passive,
+                };
+                let (k_pos, k_vel, k_c, k_d) = if revolute {
+                    (
+                        Kind::Angle,
+                        Kind::AngularVelocity,
+                        Kind::RotationalStiffness,
+                        Kind::RotationalDamping,
+                    )
+                } else {
+                    (
+                        Kind::Length,
+                        Kind::Velocity,
+                        Kind::TranslationalStiffness,
+                        Kind::TranslationalDamping,
+                    )
+                };
+                let (q_name, v_name) = if revolute { ("phi", "w") } else { ("s", "v") };
+                // A start value is fixed when given, a guess when given as `NAME_guess`.
+                let start = |s: &Self, name: &str, k: Kind| -> Result<(f64, bool), Diag> {
+                    let guess = format!("{name}_guess");
+                    match (f.get(name), f.get(&guess)) {
+                        (Some(_), Some(_)) => Err(Diag::new(
+                            f.pos_of(&guess).unwrap_or(d.base.pos),
+                            format!("`{name}` fixes the start value and `{guess}` makes it a guess: give one of them"),
+                        )),
+                        (Some(e), None) => Ok((s.num(e, scope, k, name)?, true)),
+                        (None, Some(e)) => Ok((s.num(e, scope, k, &guess)?, false)),
+                        (None, None) => Ok((0.0, false)),
+                    }
+                };
+                let motion = match f.get("motion") {
+                    Some(e) => {
+                        let at = f.pos_of("motion").unwrap_or(e.pos);
+                        for field in [q_name, v_name, "flange", "spring", "damper"] {
+                            let guess = format!("{field}_guess");
+                            if let Some(pos) = f.pos_of(field).or(f.pos_of(&guess)) {
+                                return Err(Diag::new(pos, format!("`motion` prescribes how joint `{full}` moves: `{}` cannot be given with it", if f.pos_of(field).is_some() { field } else { &guess })).with_help(Some(format!("remove it; `motion` (line {}) fixes the start values and the drive", at.line))));
+                            }
+                        }
+                        if let Some((kind, text, pos)) = motion::outer_unit(e) {
+                            if kind != k_pos {
+                                return Err(Diag::new(pos, format!("`motion` expects the quantity {}, but `{text}` is a unit of {}", k_pos.name(), kind.name())));
+                            }
+                        }
+                        let function = motion::time_function(e, &self.env(scope))?;
+                        flange = FlangeMode::Motion;
+                        Some(function)
+                    }
+                    None => None,
+                };
+                let (q, q_fixed) = start(self, q_name, k_pos)?;
+                let (v, v_fixed) = start(self, v_name, k_vel)?;
+                let fixed = StartFixed {
+                    position: q_fixed,
+                    speed: v_fixed,
+                };
+                let spring = match f.get("spring") {
+                    Some(e) => Some((
+                        self.non_negative(e, scope, k_c, "spring")?,
+                        num_or(self, "spring_rest", k_pos, 0.0)?,
+                    )),
+                    None => {
+                        if let Some(pos) = f.pos_of("spring_rest") {
+                            return Err(Diag::new(pos, "`spring_rest` is the unstretched position of a spring: give `spring` too"));
+                        }
+                        None
+                    }
+                };
+                let damper = match f.get("damper") {
+                    Some(e) => Some(self.non_negative(e, scope, k_d, "damper")?),
+                    None => None,
+                };
+                RawJointKind::Moving(if revolute {
+                    JointKind::Revolute {
+                        axis,
+                        phi: q,
+                        w: v,
+                        fixed,
+                        flange,
+                        spring,
+                        damper,
+                        motion: motion.clone(),
+                    }
+                } else {
+                    JointKind::Prismatic {
+                        axis,
+                        s: q,
+                        v,
+                        fixed,
+                        flange,
+                        spring,
+                        damper,
+                        motion,
+                    }
+                })
+            }
+            "spherical" => RawJointKind::Moving(JointKind::Spherical),
+            "free" => RawJointKind::Moving(JointKind::Free {
+                position: vec_or(self, "position", Kind::Length)?,
+                rotation,
+                v: vec_or(self, "v", Kind::Velocity)?,
+                w: vec_or(self, "w", Kind::AngularVelocity)?,
+            }),
+            _ => RawJointKind::Fixed {
+                position: vec_or(self, "position", Kind::Length)?,
+                rotation,
+            },
+        };
+        self.joints.push(RawJoint {
+            name: full,
+            from,
+            to,
+            kind,
+            can_collide,
+            output_forces,
+            pos: d.base.pos,
+        });
+        Ok(())
+    }
+
+    pub(super) fn force(
+        &mut self,
+        d: &DeclName,
+        kind: &Ident,
+        body: &Block,
+        scope: &Scope,
+    ) -> Result<(), Diag> {
+        const KINDS: [&str; 3] = ["spring", "damper", "spring_damper"];
+        let full = self.declare_kind(d, kind, scope, &KINDS, "force element", "force element")?;
+        let what = format!("{} `{full}`", kind.name);
+        let allowed: &[&str] = match kind.name.as_str() {
+            "spring" => &["from", "to", "c", "length"],
+            "damper" => &["from", "to", "d"],
+            _ => &["from", "to", "c", "length", "d"],
+        };
+        let f = Fields::new(body, allowed, &[], &what)?;
+        let from = self.obj_ref(f.require("from", d.base.pos)?, scope, "from")?;
+        let to = self.obj_ref(f.require("to", d.base.pos)?, scope, "to")?;
+        let c = |s: &Self| {
+            s.non_negative(
+                f.require("c", d.base.pos)?,
+                scope,
+                Kind::TranslationalStiffness,
+                "c",
+            )
+        };
+        let length = |s: &Self| match f.get("length") {
+            Some(e) => s.non_negative(e, scope, Kind::Length, "length"),
+            None => Ok(0.0),
+        };
+        let damping = |s: &Self| {
+            s.non_negative(
+                f.require("d", d.base.pos)?,
+                scope,
+                Kind::TranslationalDamping,
+                "d",
+            )
+        };
+        let kind = match kind.name.as_str() {
+            "spring" => ForceKind::Spring {
+                stiffness: c(self)?,
+                length: length(self)?,
+            },
+            "damper" => ForceKind::Damper {
+                damping: damping(self)?,
+            },
+            _ => ForceKind::SpringDamper {
+                stiffness: c(self)?,
+                length: length(self)?,
+                damping: damping(self)?,
+            },
+        };
+        self.forces.push(RawForce {
+            name: full,
+            from,
+            to,
+            kind,
+            pos: d.base.pos,
+        });
+        Ok(())
+    }
+}
