@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cargo build --release -p fmu-runtime -p packager
+bash scripts/build.sh
 ./target/release/fmu3d check models/pendulum.m3d
 ./target/release/fmu3d build models/pendulum.m3d -o pendulum.fmu
 ./target/release/fmu3d simulate pendulum.fmu -o pendulum.csv

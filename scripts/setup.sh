@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building fmu3d needs on a Debian machine with Rust: cmake and libclang (to build
-# SUNDIALS from the vendored sources of sundials-sys and generate its bindings). Safe to run
-# again: it installs only what is missing.
+# SUNDIALS from the vendored sources of sundials-sys and generate its bindings), zig and
+# cargo-zigbuild (to link the FMU's runtime for glibc 2.17). Safe to run again: it installs only
+# what is missing.
 #
 #   bash scripts/setup.sh            # the build tools
 #   bash scripts/setup.sh --python   # and .venv with the Python test harness's packages
 #                                    # (tests/python/requirements.txt: fmpy, libcosimpy, pytest, numpy)
+#                                    # and the fmi-sim command (crates.io) into .tools/bin
+#                                    # and fmu3d-sweep (sweep/: dask, pandas, pyarrow, matplotlib)
 #   bash scripts/setup.sh --peers    # and .venv with the peers of the contact benchmark
 #                                    # (benches/peers/requirements.txt: mujoco, pybullet)
 set -euo pipefail
@@ -56,8 +59,24 @@ if $python; then
     && command -v objdump >/dev/null 2>&1 || need_apt+=(binutils)
   command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 fi
+command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
 if [ ${#need_apt[@]} -gt 0 ]; then
   apt_install "${need_apt[@]}"
+fi
+
+# The FMU's runtime library is linked by zig against glibc 2.17's symbol versions, so that FMUs
+# load on old Linux (scripts/build.sh, docs/fmi.md "The shared library"). Both tools go into
+# .tools/ (pinned): zig from PyPI's ziglang wheel, cargo-zigbuild from crates.io.
+ZIG_VERSION=0.14.1
+ZIGBUILD_VERSION=0.24.1
+if [ ! -x .tools/ziglang/ziglang/zig ] || [ "$(.tools/ziglang/ziglang/zig version)" != "$ZIG_VERSION" ]; then
+  echo "== installing zig $ZIG_VERSION (PyPI: ziglang) into .tools/ziglang"
+  rm -rf .tools/ziglang
+  python3 -m pip install -q --disable-pip-version-check --target .tools/ziglang "ziglang==$ZIG_VERSION"
+fi
+if [ "$(.tools/bin/cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $ZIGBUILD_VERSION" ]; then
+  echo "== installing cargo-zigbuild $ZIGBUILD_VERSION (crates.io) into .tools/bin"
+  cargo install -q --locked --version "$ZIGBUILD_VERSION" --root .tools cargo-zigbuild
 fi
 
 if $python; then
@@ -79,4 +98,20 @@ if $python; then
       exit 1
     fi
   done
+  # fmi-sim (crates.io, rust-fmi's simulator), an importer of the harness (test_fmi_sim.py), into
+  # .tools/bin: its build runs bindgen (libclang) and a C compiler, both checked above. Its
+  # `--version` prints "Error: fmi-sim X" and exits 1.
+  FMI_SIM_VERSION=0.7.0
+  if [[ "$(RUST_BACKTRACE=0 .tools/bin/fmi-sim --version 2>&1 || true)" != *"fmi-sim $FMI_SIM_VERSION" ]]; then
+    echo "== installing fmi-sim $FMI_SIM_VERSION (crates.io) into .tools/bin"
+    cargo install -q --locked --version "$FMI_SIM_VERSION" --root .tools fmi-sim
+  fi
+  # fmu3d-sweep (sweep/, docs/sweep.md), editable: its dependencies are pinned in the
+  # requirements above, and changes to its code need no reinstall.
+  if ! .venv/bin/python -c 'import fmu3d_sweep' 2>/dev/null || [ ! -x .venv/bin/fmu3d-sweep ]; then
+    if ! .venv/bin/python -m pip install -q --disable-pip-version-check -e ./sweep; then
+      echo "error: installing sweep/ (fmu3d-sweep) into .venv failed" >&2
+      exit 1
+    fi
+  fi
 fi

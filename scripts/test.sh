@@ -12,9 +12,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --release -- -D warnings
-# The runtime's cdylib first: `cargo test` does not rebuild it, and the FMU tests package it.
-echo "== cargo build --release -p fmu-runtime -p packager"
-cargo build --release -p fmu-runtime -p packager
+# The runtime's cdylib first (for this machine, and for glibc 2.17, which the FMUs carry):
+# `cargo test` does not rebuild it, and the FMU tests package it.
+echo "== bash scripts/build.sh"
+bash scripts/build.sh
 echo "== cargo test"
 cargo test --workspace --release
 # The FMI call matrix and the FMI call fuzzer once more under Valgrind's memcheck, where the

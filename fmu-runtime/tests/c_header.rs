@@ -1,58 +1,54 @@
 //! The exported functions' signatures against the official FMI 2.0 headers.
 //!
 //! cbindgen writes the runtime's own C header from the Rust source, in the official type names.
-//! A C program then takes the address of every function as its official `fmi2...TYPE`; with
+//! It must declare exactly the functions of the official `fmi2Functions.h` (their names parsed
+//! from it: all 44, Model Exchange included, see `fmi2/model_exchange.rs`). A C program then takes the address of every function as its official `fmi2...TYPE`; with
 //! `-Werror`, any mismatch in a parameter or return type fails to compile. The official headers
 //! are those shipped inside the fmpy package (`fmpy/c-code/`), found through `FMI2_HEADERS` or
 //! the project's `.venv` (the README's test command installs it).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const FUNCTIONS: [&str; 40] = [
-    "GetTypesPlatform",
-    "GetVersion",
-    "SetDebugLogging",
-    "Instantiate",
-    "FreeInstance",
-    "SetupExperiment",
-    "EnterInitializationMode",
-    "ExitInitializationMode",
-    "Terminate",
-    "Reset",
-    "GetReal",
-    "GetInteger",
-    "GetBoolean",
-    "GetString",
-    "SetReal",
-    "SetInteger",
-    "SetBoolean",
-    "SetString",
-    "GetFMUstate",
-    "SetFMUstate",
-    "FreeFMUstate",
-    "SerializedFMUstateSize",
-    "SerializeFMUstate",
-    "DeSerializeFMUstate",
-    "GetDirectionalDerivative",
-    "SetRealInputDerivatives",
-    "GetRealOutputDerivatives",
-    "DoStep",
-    "CancelStep",
-    "GetStatus",
-    "GetRealStatus",
-    "GetIntegerStatus",
-    "GetBooleanStatus",
-    "GetStringStatus",
-    // Model Exchange only: not exported by a Co-Simulation FMU (checked below to be absent).
-    "EnterEventMode",
-    "NewDiscreteStates",
-    "EnterContinuousTimeMode",
-    "CompletedIntegratorStep",
-    "SetTime",
-    "SetContinuousStates",
-];
-const CO_SIMULATION_FUNCTIONS: usize = 34;
+/// Every function of FMI 2.0, as `fmi2Functions.h` declares it (`FMI2_Export fmi2XTYPE fmi2X;`):
+/// 25 common, 10 Model Exchange, 9 Co-Simulation.
+const FMI2_FUNCTIONS: usize = 44;
+
+/// The function names the official header declares.
+fn official_functions(headers: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(headers.join("fmi2Functions.h")).expect("fmi2Functions.h");
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let (export, kind, name) = (words.next()?, words.next()?, words.next()?);
+            let name = name.strip_suffix(';')?;
+            (export == "FMI2_Export" && kind == format!("{name}TYPE")).then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// The function names of a header cbindgen wrote: each identifier right before a `(`, outside
+/// comments (`fmi2Status fmi2DoStep(...)`).
+fn declared_functions(header: &str) -> BTreeSet<String> {
+    let identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    header
+        .lines()
+        .filter(|line| {
+            let line = line.trim_start();
+            !(line.starts_with("/*") || line.starts_with('*') || line.starts_with("//"))
+        })
+        .flat_map(|line| {
+            let pieces: Vec<&str> = line.split('(').collect();
+            let before_parenthesis = pieces.len().saturating_sub(1);
+            pieces.into_iter().take(before_parenthesis).map(|piece| {
+                let start = piece.trim_end_matches(identifier).len();
+                piece[start..].to_string()
+            })
+        })
+        .filter(|name| name.starts_with("fmi2"))
+        .collect()
+}
 
 fn official_headers() -> PathBuf {
     if let Some(dir) = std::env::var_os("FMI2_HEADERS") {
@@ -87,27 +83,32 @@ fn every_exported_function_has_the_official_signature() {
         .write_to_file(&header);
     let text = std::fs::read_to_string(&header).expect("header written");
 
+    let headers = official_headers();
+    let official = official_functions(&headers);
+    assert_eq!(
+        official.len(),
+        FMI2_FUNCTIONS,
+        "fmi2Functions.h in {}: {official:?}",
+        headers.display()
+    );
+    let declared = declared_functions(&text);
+    let missing: Vec<_> = official.difference(&declared).collect();
+    let extra: Vec<_> = declared.difference(&official).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "the runtime must export exactly the {FMI2_FUNCTIONS} functions of fmi2Functions.h: \
+         missing {missing:?}, not FMI 2.0 {extra:?}\n{text}"
+    );
+
     let mut program = String::from(
         "#include \"fmu_runtime.h\"\n#include <stddef.h>\nint main(void) {\n  size_t n = 0;\n",
     );
-    for name in &FUNCTIONS[..CO_SIMULATION_FUNCTIONS] {
-        assert!(
-            text.contains(&format!("fmi2{name}(")),
-            "fmi2{name} is not exported:\n{text}"
-        );
+    for name in &official {
         program.push_str(&format!(
-            "  {{ fmi2{name}TYPE *f = fmi2{name}; n += f != NULL; }}\n"
+            "  {{ {name}TYPE *f = {name}; n += f != NULL; }}\n"
         ));
     }
-    for name in &FUNCTIONS[CO_SIMULATION_FUNCTIONS..] {
-        assert!(
-            !text.contains(&format!("fmi2{name}(")),
-            "fmi2{name} is Model Exchange only"
-        );
-    }
-    program.push_str(&format!(
-        "  return n == {CO_SIMULATION_FUNCTIONS} ? 0 : 1;\n}}\n"
-    ));
+    program.push_str(&format!("  return n == {FMI2_FUNCTIONS} ? 0 : 1;\n}}\n"));
     let source = out.join("check.c");
     std::fs::write(&source, program).expect("C program written");
 
@@ -123,7 +124,7 @@ fn every_exported_function_has_the_official_signature() {
         .arg("-I")
         .arg(&out)
         .arg("-I")
-        .arg(official_headers())
+        .arg(&headers)
         .arg(&source)
         .output()
         .expect("a C compiler (cc) runs");

@@ -11,6 +11,7 @@ use crate::{documentation, model_description};
 use fmu_runtime::fmu::{self, MODEL_FILE};
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// Environment variable naming the runtime library to package.
 pub const RUNTIME_VARIABLE: &str = "FMU3D_RUNTIME";
@@ -128,8 +129,10 @@ pub fn generation_time() -> Result<UtcTime, String> {
     }
 }
 
-/// The runtime library to package: `$FMU3D_RUNTIME` if set, else `libfmu_runtime.so` next to
-/// the running `fmu3d`.
+/// The runtime library to package: `$FMU3D_RUNTIME` if set; else the one `scripts/build.sh`
+/// linked against glibc 2.17 (cargo's folder for that target beside the running `fmu3d`'s,
+/// `target/release` → `target/x86_64-unknown-linux-gnu/release`), unless the runtime next to
+/// `fmu3d` is newer (the runtime changed since); else `libfmu_runtime.so` next to `fmu3d`.
 fn runtime_library() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os(RUNTIME_VARIABLE) {
         let path = PathBuf::from(path);
@@ -145,15 +148,108 @@ fn runtime_library() -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find the runtime library: no path to fmu3d: {e}"))?;
     let folder = exe.parent().unwrap_or(Path::new("."));
-    let path = folder.join(RUNTIME_LIBRARY);
-    if path.is_file() {
-        Ok(path)
-    } else {
-        Err(format!(
+    let native = folder.join(RUNTIME_LIBRARY);
+    let portable = portable_runtime(folder);
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    match pick_runtime(modified(&native), portable.as_deref().and_then(modified)) {
+        Some(Runtime::Portable) => Ok(portable.unwrap_or(native)),
+        Some(Runtime::Native { portable_is_stale }) => {
+            if let (true, Some(portable)) = (portable_is_stale, &portable) {
+                eprintln!(
+                    "warning: {} is older than {}: the runtime changed since `bash \
+                     scripts/build.sh` last ran; packaging the newer one, which needs this \
+                     machine's glibc (run `bash scripts/build.sh` for FMUs that load on glibc \
+                     2.17 and newer)",
+                    portable.display(),
+                    native.display()
+                );
+            }
+            Ok(native)
+        }
+        None => Err(format!(
             "cannot find the runtime library {RUNTIME_LIBRARY} next to {}: build it with \
-             `cargo build --release -p fmu-runtime -p packager` (or without --release for a \
-             debug fmu3d), or set {RUNTIME_VARIABLE} to its path",
+             `bash scripts/build.sh` (or `cargo build --release -p fmu-runtime -p packager`, \
+             for this machine's glibc only), or set {RUNTIME_VARIABLE} to its path",
             exe.display()
-        ))
+        )),
+    }
+}
+
+/// Target triple of the runtime that `scripts/build.sh` links with `cargo zigbuild` against
+/// glibc 2.17's symbol versions.
+const PORTABLE_TARGET: &str = "x86_64-unknown-linux-gnu";
+
+/// Where cargo puts the portable runtime of the profile whose folder holds `fmu3d`.
+fn portable_runtime(fmu3d_folder: &Path) -> Option<PathBuf> {
+    let profile = fmu3d_folder.file_name()?;
+    let target = fmu3d_folder.parent()?;
+    Some(
+        target
+            .join(PORTABLE_TARGET)
+            .join(profile)
+            .join(RUNTIME_LIBRARY),
+    )
+}
+
+/// Which runtime library `fmu3d build` packages.
+#[derive(Debug, PartialEq, Eq)]
+enum Runtime {
+    /// The one linked against glibc 2.17.
+    Portable,
+    /// The one next to `fmu3d`; `portable_is_stale` when a portable one exists but is older.
+    Native { portable_is_stale: bool },
+}
+
+/// The portable runtime unless the one next to `fmu3d` was built after it (a stale portable
+/// runtime would put old code into the FMU); `None` when neither exists. Arguments: the files'
+/// modification times, `None` for a missing file.
+fn pick_runtime(native: Option<SystemTime>, portable: Option<SystemTime>) -> Option<Runtime> {
+    match (native, portable) {
+        (None, None) => None,
+        (None, Some(_)) => Some(Runtime::Portable),
+        (Some(_), None) => Some(Runtime::Native {
+            portable_is_stale: false,
+        }),
+        (Some(native), Some(portable)) if portable >= native => Some(Runtime::Portable),
+        (Some(_), Some(_)) => Some(Runtime::Native {
+            portable_is_stale: true,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_portable_runtime_is_packaged_unless_the_native_one_is_newer() {
+        let early = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
+        let late = early + Duration::from_secs(1);
+        assert_eq!(pick_runtime(None, None), None);
+        assert_eq!(pick_runtime(None, Some(early)), Some(Runtime::Portable));
+        assert_eq!(
+            pick_runtime(Some(early), Some(late)),
+            Some(Runtime::Portable)
+        );
+        assert_eq!(
+            pick_runtime(Some(early), Some(early)),
+            Some(Runtime::Portable)
+        );
+        let native = Runtime::Native {
+            portable_is_stale: false,
+        };
+        assert_eq!(pick_runtime(Some(early), None), Some(native));
+        let stale = Runtime::Native {
+            portable_is_stale: true,
+        };
+        assert_eq!(pick_runtime(Some(late), Some(early)), Some(stale));
+    }
+
+    #[test]
+    fn the_portable_runtime_lies_in_cargos_folder_for_its_target() {
+        let found = portable_runtime(Path::new("/repo/target/release"));
+        let expected = "/repo/target/x86_64-unknown-linux-gnu/release/libfmu_runtime.so";
+        assert_eq!(found, Some(PathBuf::from(expected)));
     }
 }

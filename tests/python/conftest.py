@@ -3,11 +3,12 @@ session with `fmu3d build`; their runs in fmpy and the results of `fmu3d simulat
 files, cached; what the model files declare (parameters, experiment), read here with regular
 expressions; an FMU instance driven through fmpy's low-level API.
 
-The harness imports the FMUs the way users' tools do (fmpy, libcosimpy) and compares them with
-the same engine run without any importer, and with analytic results. It needs the release build
+The harness imports the FMUs the way users' tools do (fmpy, libcosimpy, fmi-sim, the FMU
+Manipulation Toolbox, a strict loader) and compares them with the same engine run without any
+importer, and with analytic results. It needs the release build
 of `fmu3d` and the runtime library next to it:
 
-    cargo build --release -p fmu-runtime -p packager
+    bash scripts/build.sh
     .venv/bin/python -m pytest tests/python -q
 """
 
@@ -57,6 +58,28 @@ MODEL_FILES = sorted((REPOSITORY / "models").glob("*.m3d")) + sorted(
 MODELS = {path.stem: path for path in MODEL_FILES}
 
 EXAMPLES = REPOSITORY / "examples" / "cosimulation"
+
+#: The models shipped with fmu3d (models/*.m3d): every importer of the harness runs each of them.
+SHIPPED_MODELS = [path.stem for path in sorted((REPOSITORY / "models").glob("*.m3d"))]
+
+#: The official FMI 2.0 headers, as fmpy ships them.
+FMI2_HEADERS = Path(fmpy.__file__).parent / "c-code"
+
+
+def fmi2_function_names():
+    """Every function the official fmi2Functions.h declares (`FMI2_Export fmi2XTYPE fmi2X;`),
+    parsed from the header: the 44 of FMI 2.0, common, Model Exchange and Co-Simulation."""
+    text = (FMI2_HEADERS / "fmi2Functions.h").read_text()
+    return re.findall(r"^\s*FMI2_Export\s+(fmi2\w+)TYPE\s+\1\s*;", text, re.M)
+
+
+def installed_tool(path):
+    """An importer the set-up installs (`bash scripts/setup.sh --python`, run by scripts/test.sh):
+    its path, or the test fails (not skips) saying how to get it."""
+    path = Path(path)
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run `bash scripts/setup.sh --python`, which installs it")
+    return path
 
 #: Builds are stamped with this time (2023-11-14T22:13:20Z), as in the Rust tests.
 SOURCE_DATE_EPOCH = "1700000000"
@@ -130,7 +153,7 @@ def fmu3d(*args, cwd=None):
     if not FMU3D.is_file() or not RUNTIME.is_file():
         pytest.fail(
             f"{FMU3D} or {RUNTIME} is missing: run "
-            "`cargo build --release -p fmu-runtime -p packager` first"
+            "`bash scripts/build.sh` first"
         )
     env = dict(os.environ, SOURCE_DATE_EPOCH=SOURCE_DATE_EPOCH)
     env.pop("FMU3D_RUNTIME", None)

@@ -4,6 +4,7 @@
 
 use fmu3d_tests::fmi2_host::{value_reference, Resources, Slave};
 use fmu_runtime::fmi2::exports::*;
+use fmu_runtime::fmi2::model_exchange::*;
 use fmu_runtime::fmi2::types::*;
 
 /// A force-driven pendulum and a motion-driven slider: inputs of both kinds.
@@ -411,6 +412,110 @@ fn bad_arguments_return_errors_with_messages_and_reset_recovers() {
         unsafe { fmi2DoStep(std::ptr::null_mut(), 0.0, 0.1, FMI2_TRUE) },
         Fmi2Status::Error
     );
+}
+
+/// A Model Exchange call: its status, and whether it left its output arguments untouched.
+type ModelExchangeCall = fn(Fmi2Component) -> (Fmi2Status, bool);
+
+/// The ten Model Exchange functions, called as a Model Exchange importer would; nothing may be
+/// written into their output arguments.
+fn model_exchange_functions() -> Vec<(&'static str, ModelExchangeCall)> {
+    fn states(
+        c: Fmi2Component,
+        f: unsafe extern "C" fn(Fmi2Component, *mut f64, usize) -> Fmi2Status,
+    ) -> (Fmi2Status, bool) {
+        let mut x = [f64::NAN; 2];
+        // SAFETY: a live instance or null; an array of 2.
+        let status = unsafe { f(c, x.as_mut_ptr(), x.len()) };
+        (status, x.iter().all(|v| v.is_nan()))
+    }
+    vec![
+        ("fmi2EnterEventMode", |c| {
+            (unsafe { fmi2EnterEventMode(c) }, true)
+        }),
+        ("fmi2NewDiscreteStates", |c| {
+            let mut info = Fmi2EventInfo {
+                new_discrete_states_needed: 7,
+                terminate_simulation: 7,
+                nominals_of_continuous_states_changed: 7,
+                values_of_continuous_states_changed: 7,
+                next_event_time_defined: 7,
+                next_event_time: -1.0,
+            };
+            let status = unsafe { fmi2NewDiscreteStates(c, &mut info) };
+            (
+                status,
+                info.new_discrete_states_needed == 7 && info.next_event_time == -1.0,
+            )
+        }),
+        ("fmi2EnterContinuousTimeMode", |c| {
+            (unsafe { fmi2EnterContinuousTimeMode(c) }, true)
+        }),
+        ("fmi2CompletedIntegratorStep", |c| {
+            let (mut enter, mut terminate) = (7, 7);
+            let status =
+                unsafe { fmi2CompletedIntegratorStep(c, FMI2_TRUE, &mut enter, &mut terminate) };
+            (status, enter == 7 && terminate == 7)
+        }),
+        ("fmi2SetTime", |c| (unsafe { fmi2SetTime(c, 0.5) }, true)),
+        ("fmi2SetContinuousStates", |c| {
+            (
+                unsafe { fmi2SetContinuousStates(c, [0.1, 0.2].as_ptr(), 2) },
+                true,
+            )
+        }),
+        ("fmi2GetDerivatives", |c| states(c, fmi2GetDerivatives)),
+        ("fmi2GetEventIndicators", |c| {
+            states(c, fmi2GetEventIndicators)
+        }),
+        ("fmi2GetContinuousStates", |c| {
+            states(c, fmi2GetContinuousStates)
+        }),
+        ("fmi2GetNominalsOfContinuousStates", |c| {
+            states(c, fmi2GetNominalsOfContinuousStates)
+        }),
+    ]
+}
+
+/// The Model Exchange functions on a Co-Simulation instance, in every state: fmi2Error, no
+/// output written, and a message that names the function, says the FMU is Co-Simulation only
+/// and points to fmi2DoStep; the instance is in the error state (fmi2DoStep refused) until
+/// fmi2Reset. A pointer that is not an instance gets fmi2Error without a crash.
+#[test]
+fn model_exchange_functions_refuse_a_co_simulation_instance_with_a_message() {
+    let resources = Resources::new("model-exchange", MODEL);
+    let functions = model_exchange_functions();
+    assert_eq!(functions.len(), 10);
+    for (name, call) in functions {
+        for state in STATES {
+            let slave = Slave::new(&resources);
+            drive_to(&slave, state);
+            let (status, untouched) = call(slave.c);
+            assert_eq!(status, Fmi2Status::Error, "{name} in {state:?}");
+            assert!(untouched, "{name} in {state:?} wrote an output argument");
+            let message = slave.last_error();
+            assert!(
+                message.starts_with(&format!("{name}: "))
+                    && message.contains("Co-Simulation")
+                    && message.contains("<ModelExchange>")
+                    && message.contains("fmi2DoStep"),
+                "{name} in {state:?}: {message}"
+            );
+            assert_eq!(
+                slave.step(0.0, 0.01),
+                Fmi2Status::Error,
+                "{name} in {state:?}"
+            );
+            assert_eq!(slave.reset(), Fmi2Status::Ok, "{name} in {state:?}");
+            slave.initialize(None);
+            assert_eq!(slave.step(0.0, 0.01), Fmi2Status::Ok, "{name} in {state:?}");
+        }
+        assert_eq!(
+            call(std::ptr::null_mut()).0,
+            Fmi2Status::Error,
+            "{name} on null"
+        );
+    }
 }
 
 #[test]

@@ -121,3 +121,6 @@ pub const GET_REAL_OUTPUT_DERIVATIVES: Mask =
 pub const DO_STEP: Mask = Mask::of(&[StepComplete]);
 pub const CANCEL_STEP: Mask = Mask::of(&[StepInProgress]);
 pub const GET_STATUS: Mask = Mask::of(&[StepComplete, StepInProgress, StepFailed, Terminated]);
+/// The Model Exchange functions reach their body in every state but fatal, so that each call
+/// is answered with why it cannot work here (model_exchange.rs), not with a state table.
+pub const MODEL_EXCHANGE: Mask = ANY;

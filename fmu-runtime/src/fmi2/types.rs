@@ -52,6 +52,19 @@ pub const FMI2_PENDING_STATUS: Fmi2StatusKind = 1;
 pub const FMI2_LAST_SUCCESSFUL_TIME: Fmi2StatusKind = 2;
 pub const FMI2_TERMINATED: Fmi2StatusKind = 3;
 
+/// `fmi2EventInfo`, filled by `fmi2NewDiscreteStates` in Model Exchange (never by this FMU:
+/// see [`super::model_exchange`]).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Fmi2EventInfo {
+    pub new_discrete_states_needed: Fmi2Boolean,
+    pub terminate_simulation: Fmi2Boolean,
+    pub nominals_of_continuous_states_changed: Fmi2Boolean,
+    pub values_of_continuous_states_changed: Fmi2Boolean,
+    pub next_event_time_defined: Fmi2Boolean,
+    pub next_event_time: Fmi2Real,
+}
+
 /// `fmi2CallbackLogger`: variadic, called here with the format "%s" and the message.
 pub type Fmi2CallbackLogger = unsafe extern "C" fn(
     Fmi2ComponentEnvironment,

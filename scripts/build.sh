@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds fmu3d and the runtime library that goes into every FMU (release profile):
+#
+#   target/release/fmu3d, target/release/libfmu_runtime.so     for this machine (tests, tools)
+#   target/x86_64-unknown-linux-gnu/release/libfmu_runtime.so  linked by zig against glibc 2.17
+#
+# `fmu3d build` packages the second one when it is there and not older than the first, so the
+# FMUs load on every Linux with glibc 2.17 or newer (docs/fmi.md, "The shared library").
+# Run `bash scripts/setup.sh` first (it installs cmake, libclang, zig and cargo-zigbuild).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+cargo build --release -p fmu-runtime -p packager
+echo "== cargo zigbuild: the FMU runtime for glibc 2.17"
+# From the package's folder: zig prints its header folders relative to the working directory
+# when they lie below it (.tools/ is below the repository root), and cargo-zigbuild hands those
+# folders to bindgen, which runs elsewhere; from fmu-runtime/ they are absolute.
+(
+  cd fmu-runtime
+  CARGO_ZIGBUILD_ZIG_PATH="$root/.tools/ziglang/ziglang/zig" PATH="$root/.tools/bin:$PATH" \
+    cargo zigbuild --release -p fmu-runtime --target x86_64-unknown-linux-gnu.2.17
+)
