@@ -90,6 +90,16 @@ pub fn simulate(spec: model::ModelSpec, tolerance: f64, stop: f64, interval: f64
         tolerance: Some(tolerance),
         ..SimulationOptions::default()
     };
+    simulate_with(spec, options, stop, interval)
+}
+
+/// [`simulate`] with any options (a largest step, say).
+pub fn simulate_with(
+    spec: model::ModelSpec,
+    options: SimulationOptions,
+    stop: f64,
+    interval: f64,
+) -> Trajectory {
     let mut simulation = Simulation::new(spec, options).expect("the simulation starts");
     let names: Vec<String> = simulation
         .variables

@@ -125,14 +125,29 @@ pub struct InputSignal {
 
 impl InputSignal {
     pub fn at(&self, t: f64) -> f64 {
+        self.derivative_at(t, 0)
+    }
+
+    /// The `order`-th time derivative at `t` (0: the value) of the Taylor polynomial.
+    fn derivative_at(&self, t: f64, order: usize) -> f64 {
         let dt = t - self.t0;
+        let coefficients = std::iter::once(self.value).chain(self.derivatives);
         let mut term = 1.0;
-        let mut sum = self.value;
-        for (k, d) in self.derivatives.iter().enumerate() {
-            term *= dt / (k + 1) as f64;
-            sum += d * term;
+        let mut sum = 0.0;
+        for (k, c) in coefficients.skip(order).enumerate() {
+            if k > 0 {
+                term *= dt / k as f64;
+            }
+            sum += c * term;
         }
         sum
+    }
+
+    /// Whether this signal is, from `t` on, the same function of time as `other` (the same
+    /// value and derivatives at `t`, bit for bit).
+    fn same_function_from(&self, other: &InputSignal, t: f64) -> bool {
+        (0..=MAX_INPUT_DERIVATIVE_ORDER)
+            .all(|order| self.derivative_at(t, order) == other.derivative_at(t, order))
     }
 }
 
@@ -202,6 +217,17 @@ impl MechanismDae {
             &yp[..n],
             out,
         );
+    }
+
+    /// [`contacts::separation_time_bound`] at t from y, ẏ; infinite without collision pairs.
+    fn separation_time_bound(&mut self, t: f64, y: &[f64], yp: &[f64]) -> f64 {
+        if self.mechanism.collisions.pairs.is_empty() {
+            return f64::INFINITY;
+        }
+        self.apply_inputs(t);
+        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+        contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
+        contacts::separation_time_bound(&self.mechanism, &self.workspace, &self.distances)
     }
 
     /// ẏ consistent with y (of the integrator's size: padded, see [`PADDING`]).
@@ -326,6 +352,15 @@ pub struct Simulation {
     /// The model's output interval [s]: the unit of the integrator's step budget
     /// ([`STEPS_PER_INTERVAL`]).
     interval: f64,
+    /// An input was set to another function of time since the last step: the integrator must
+    /// not keep steps it took past the current instant with the old one.
+    inputs_changed: bool,
+    /// Communication points whose solution was interpolated in a step that passed them.
+    interpolated_outputs: u64,
+    /// The time before which no separated pair can touch, from the state where it was last
+    /// estimated; kept over calls of [`Simulation::advance_to`] until the steps reach it (or a
+    /// restart), so that where the communication points lie does not change the steps.
+    horizon: Option<f64>,
 }
 
 /// Everything needed to put a simulation back to an earlier instant, bit for bit.
@@ -509,6 +544,9 @@ impl Simulation {
             consistent_yp: None,
             cut_angles,
             interval,
+            inputs_changed: false,
+            interpolated_outputs: 0,
+            horizon: None,
         })
     }
 
@@ -517,6 +555,16 @@ impl Simulation {
     }
 
     /// Integrates to `t` (not before the current time).
+    ///
+    /// The integrator's steps do not stop at `t` when nothing forces them to: they pass it, the
+    /// solution at `t` is interpolated (IDA's dense output, of the integration's own order), and
+    /// the next call continues from the step that passed it. So a small output interval costs
+    /// the outputs only, and the step sequence does not depend on where the outputs are taken
+    /// (an `h` one ulp apart interpolates at another point of the same steps). What stops the
+    /// steps: a contact event, the horizon of conservative advancement; and `t` itself when an
+    /// input was set to another function of time before this call (a master that sets inputs at every point gets steps that end
+    /// at each point, and none thrown away). An input set while the integrator is ahead
+    /// restarts it at the current instant, as does a restored state or a snapshot.
     pub fn advance_to(&mut self, t: f64) -> Result<(), SimulationError> {
         let now = self.time();
         if t.is_nan() || t < now {
@@ -529,44 +577,68 @@ impl Simulation {
         }
         // A piecewise-constant input that changed value is a discontinuity the integrator must
         // restart at. An input the master interpolates (derivatives given) is continuous up to
-        // the interpolation error, and the integrator keeps its history.
+        // the interpolation error, and the integrator keeps its history, unless it has already
+        // stepped past now with the input's old polynomial.
         let signals = &mut self.ida.system_mut().signals;
         let jumped = signals
             .iter()
             .any(|(s, _)| s.jumped && s.derivatives.iter().all(|d| *d == 0.0));
         signals.iter_mut().for_each(|(s, _)| s.jumped = false);
-        if self.restart_pending || jumped {
+        let inputs_changed = std::mem::take(&mut self.inputs_changed);
+        let ahead = self.ida.internal_time() > now;
+        if self.restart_pending || jumped || (inputs_changed && ahead) {
             self.restart()?;
         }
         // Contact starts and ends are events located by the integrator's root finding; each
         // updates the contacts' discrete state and restarts the integrator at that instant.
         // The integrator is not let past the time within which a separated pair could pass
-        // through each other (conservative advancement), so that no touch falls between two
-        // evaluations of the signed distances, whatever the communication step.
+        // through each other (conservative advancement, from the state its steps reached), so
+        // that no touch falls between two evaluations of the signed distances, whatever the
+        // communication step.
         loop {
             let now = self.time();
             if now >= t {
                 return Ok(());
             }
-            let bound = self.separation_time_bound();
-            let target = if now + bound > now && now + bound < t {
-                now + bound
-            } else {
-                t
+            let reached = self.ida.internal_time();
+            let horizon = match self.horizon {
+                Some(horizon) if horizon > reached => horizon,
+                _ => reached + self.separation_time_bound_at_internal_time()?,
             };
+            // A zero bound (cannot be estimated) leaves the root functions alone, as far as t.
+            self.horizon = (horizon > reached).then_some(horizon);
+            let mut tstop = self.horizon.unwrap_or(t);
+            if inputs_changed {
+                tstop = tstop.min(t);
+            }
             // The work allowed grows with the time simulated, not with the number of calls:
             // one long communication step gets what the same time in short ones would.
-            let intervals = ((target - now) / self.interval).ceil();
+            let intervals = ((tstop.min(t) - now) / self.interval).ceil().max(1.0);
             self.ida
                 .set_max_num_steps(STEPS_PER_INTERVAL.saturating_mul(intervals as u64))?;
-            let step = match self.ida.solve_to(target) {
+            let step = match self.ida.solve_toward(t, tstop) {
                 Ok(step) => step,
                 Err(error) => return Err(self.solver_failure(error)),
             };
-            if let StepKind::Root(directions) = step.kind {
-                self.contact_event(&directions)?;
+            match step.kind {
+                StepKind::Root(directions) => self.contact_event(&directions)?,
+                StepKind::Reached if self.ida.internal_time() > t => {
+                    self.interpolated_outputs += 1;
+                }
+                StepKind::Reached | StepKind::Stopped => {}
             }
         }
+    }
+
+    /// The time the integrator's steps have reached: [`Simulation::time`] or later, where the
+    /// last step passed the communication point.
+    pub fn integrated_to(&self) -> f64 {
+        self.ida.internal_time()
+    }
+
+    /// How many communication points were served by interpolation in a step that passed them.
+    pub fn interpolated_outputs(&self) -> u64 {
+        self.interpolated_outputs
     }
 
     /// The integrator's failure, with the contacts at the instant it reached (named by their
@@ -604,13 +676,24 @@ impl Simulation {
     pub fn separation_time_bound(&mut self) -> f64 {
         let t = self.ida.t();
         let (y, yp, dae) = self.ida.state_and_system_mut();
-        if dae.mechanism.collisions.pairs.is_empty() {
-            return f64::INFINITY;
+        dae.separation_time_bound(t, y, yp)
+    }
+
+    /// [`Simulation::separation_time_bound`] from the instant the integrator's last step
+    /// reached (its solution there, from the dense output), which may lie after now.
+    fn separation_time_bound_at_internal_time(&mut self) -> Result<f64, SimulationError> {
+        let reached = self.ida.internal_time();
+        if reached == self.ida.t() || self.ida.system().mechanism.collisions.pairs.is_empty() {
+            return Ok(self.separation_time_bound());
         }
-        dae.apply_inputs(t);
-        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
-        contacts::distances(&dae.mechanism, &dae.workspace, &mut dae.distances);
-        contacts::separation_time_bound(&dae.mechanism, &dae.workspace, &dae.distances)
+        let mut y = vec![0.0; self.ida.size()];
+        let mut yp = vec![0.0; self.ida.size()];
+        self.ida.dense_output(reached, 0, &mut y)?;
+        self.ida.dense_output(reached, 1, &mut yp)?;
+        Ok(self
+            .ida
+            .system_mut()
+            .separation_time_bound(reached, &y, &yp))
     }
 
     /// A contact starts (distance falling through zero) or ends (distance rising through zero):
@@ -668,6 +751,7 @@ impl Simulation {
         self.ida.reinit(t, &y, &yp)?;
         self.restart_pending = false;
         self.restarts += 1;
+        self.horizon = None;
         Ok(())
     }
 
@@ -724,6 +808,7 @@ impl Simulation {
         self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
         self.restart_pending = false;
         self.restarts += 1;
+        self.horizon = None;
         Ok(())
     }
 
@@ -842,13 +927,16 @@ impl Simulation {
         };
         let yp = self.consistent_yp.as_deref().unwrap_or(yp);
         dae.evaluate_at(t, y, yp);
-        // Revolute cut-joints: the angle in (−π, π] continued from the last one reported.
+        // Revolute cut-joints: the angle in (−π, π] continued from the last one reported, by the
+        // whole turns that bring it nearest to that one. Reading again at the same instant finds
+        // the same turns and gives back the same bits (continuing from the reported value itself
+        // moved it by an ulp at each read).
         for (index, cut) in self.assembly.cut_joints.iter().enumerate() {
             if let CutJointKind::Revolute { .. } = cut.kind {
-                let reference = self.cut_angles[index];
+                let reported = self.cut_angles[index];
                 let angle = cut_joint_coordinates(cut, &dae.workspace.motion)[0];
-                self.cut_angles[index] =
-                    reference + (angle - reference + PI).rem_euclid(2.0 * PI) - PI;
+                let turns = ((reported - angle) / (2.0 * PI)).round();
+                self.cut_angles[index] = angle + 2.0 * PI * turns;
             }
         }
     }
@@ -1151,6 +1239,7 @@ impl Simulation {
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), SimulationError> {
         let t = self.time();
         let signal = self.input_signal(index)?;
+        let before = *signal;
         let jumped = signal.jumped || value != signal.at(t);
         *signal = InputSignal {
             value,
@@ -1159,6 +1248,8 @@ impl Simulation {
             jumped,
             ..*signal
         };
+        let changed = !signal.same_function_from(&before, t);
+        self.inputs_changed |= changed;
         Ok(())
     }
 
@@ -1177,6 +1268,7 @@ impl Simulation {
         }
         let t = self.time();
         let signal = self.input_signal(index)?;
+        let before = *signal;
         if signal.t0 != t {
             // Re-expand about now, keeping the value the polynomial has reached.
             *signal = InputSignal {
@@ -1187,6 +1279,8 @@ impl Simulation {
             };
         }
         signal.derivatives[order - 1] = value;
+        let changed = !signal.same_function_from(&before, t);
+        self.inputs_changed |= changed;
         Ok(())
     }
 

@@ -84,9 +84,11 @@ impl Run for ModelRun {
     fn summary(&self) -> String {
         let s = &self.simulation;
         format!(
-            "{} states; {}; {} contact events, {} contacts started, {} stick-slip events",
+            "{} states; {}; {} outputs interpolated; {} contact events, {} contacts started, {} \
+             stick-slip events",
             s.state_count(),
             s.stats(),
+            s.interpolated_outputs(),
             s.events(),
             s.contact_starts(),
             s.friction_events()
@@ -263,6 +265,7 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
             e.stop_time,
             e.interval,
         )?;
+
         let run = ModelRun {
             simulation: sim,
             inputs: Vec::new(),

@@ -523,7 +523,7 @@ def engine(result, p):
                   for k, side in CYLINDER_SIDES.items())
     return energy_conserved("engine", 1e-3)(result, p) + [  # measured 1.1e-4 / 1.7e-4 J
         Check("max |piston - position analysis| over the cylinders [m]", closure,
-              2e-8)]  # measured 3.9e-9 / 2.2e-9
+              1e-7)]  # measured 1.3e-8 / 2.7e-8 (outputs interpolated between steps, tol 1e-6)
 
 
 def coincident(result, *pairs):
@@ -536,9 +536,11 @@ def slider_crank(result, p):
     joints = max(coincident(result, ("crank_pin", "rod"), ("rod_end", "piston")),
                  worst(vector(result, "piston")[1:]))
     return energy_conserved("slider_crank", 2e-4)(result, p) + [  # measured 2.8e-5 / 2.3e-5 J
+        # The outputs are interpolated between the integrator's steps: the loop holds there to
+        # the tolerance (1e-8), at the steps to the Newton iteration's (1e-10).
         Check("max |piston - position analysis| [m]", worst(result["slide.s"] - s),
-              1e-9),  # measured 1.1e-10 / 1.0e-10
-        Check("loop joints apart [m]", joints, 1e-9)]  # measured 1.0e-10 / 9.6e-11
+              5e-8),  # measured 9.6e-9 / 2.1e-9
+        Check("loop joints apart [m]", joints, 5e-8)]  # measured 9.7e-9 / 2.3e-9
 
 
 def fourbar(result, p):
@@ -559,8 +561,9 @@ def fourbar(result, p):
         Check("max |rev1.phi - motion expression| [rad]", worst(result["rev1.phi"] - phi),
               ROUND_OFF),
         Check("max |rocker pin - position analysis| [m]",
-              worst(vector(result, "bar3.obj2")[:2] - rocker_pin), 1e-9),  # 1.0e-10 / 2.7e-11
-        Check("loop joints apart [m]", joints, 1e-9)]  # measured 1.0e-10 / 3.6e-11
+              worst(vector(result, "bar3.obj2")[:2] - rocker_pin), 3e-9),  # 3.6e-10 / 6.2e-10
+        # Interpolated between steps: the loop holds to the tolerance (1e-8) there.
+        Check("loop joints apart [m]", joints, 5e-9)]  # measured 5.1e-10 / 1.0e-9
 
 
 def fourbar_prismatic(result, p):
@@ -573,7 +576,7 @@ def fourbar_prismatic(result, p):
     tip = vector(result, "b1_tip")
     crank = max(worst(tip[0]), worst(np.hypot(tip[1], tip[2]) - math.sqrt(0.26)))
     return energy_conserved("fourbar_prismatic", 1e-4)(result, p) + [  # 8.4e-6 / 2.0e-5 J
-        Check("loop joints apart [m]", joints, 2e-9),  # measured 2.8e-10 / 2.2e-10
+        Check("loop joints apart [m]", joints, 8e-9),  # measured 1.5e-9 / 1.6e-9, interpolated
         Check("crank tip off its circle about x [m]", crank, ROUND_OFF)]
 
 

@@ -51,7 +51,9 @@ fn a_spring_damper_rings_down_as_the_closed_form() {
         "spring-damper: period {measured:.7} s (closed form {period:.7}, {period_error:.1e}), \
          decay per period {ratio:.6} (closed form {expected_ratio:.6}, {ratio_error:.1e})"
     );
-    // Measured 4.6e-11 and 6.2e-7 (the linear interpolation between 0.1 ms samples).
-    assert!(period_error < 1e-9, "period {measured} vs {period}");
+    // Measured 7.6e-9 and 6.0e-7 (the linear interpolation between 0.1 ms samples). The samples
+    // are the integrator's dense output between steps of its own length at tolerance 1e-10
+    // (4.6e-11 when every sample ended a step).
+    assert!(period_error < 8e-8, "period {measured} vs {period}");
     assert!(ratio_error < 1e-5, "decay {ratio} vs {expected_ratio}");
 }

@@ -136,10 +136,15 @@ fn closes_and_follows_freudenstein_over_a_crank_revolution() {
         "four-bar: closure residual {closure:.2e} m, rocker angle error {angle_error:.2e} rad"
     );
     eprintln!("four-bar: crank motion error {motion_error:.2e} (relative to 1 + |value|)");
-    // Measured: 3.8e-16, 2.9e-11 m, 1.1e-10 rad.
+    // Measured: 3.8e-16, 5.5e-10 m, 1.6e-9 rad. The outputs are the integrator's dense output
+    // between its steps: the loop is closed there to the tolerance (1e-8), at the steps to the
+    // Newton iteration's (2.9e-11 m when every output ended a step).
     assert!(motion_error < 1e-14, "crank motion error {motion_error:e}");
-    assert!(closure < 3e-10, "closure residual {closure:e} m");
-    assert!(angle_error < 1e-9, "rocker angle error {angle_error:e} rad");
+    assert!(closure < 5e-9, "closure residual {closure:e} m");
+    assert!(
+        angle_error < 1.6e-8,
+        "rocker angle error {angle_error:e} rad"
+    );
     // Redundant closure equations of the planar loop were removed: 5 revolute constraints, 2
     // independent in the plane.
     let mechanism = sim.mechanism();

@@ -32,8 +32,9 @@ fn piston_follows_the_closed_form_kinematics() {
         turned.abs() > 2.0 * PI,
         "the crank turns fully: {turned} rad"
     );
-    // Measured 1.9e-10 m.
-    assert!(error < 2e-9, "piston position error {error:e} m");
+    // Measured 9.6e-9 m: the outputs are the integrator's dense output between its steps, on
+    // the closed loop to the tolerance 1e-8 (1.9e-10 m when every output ended a step).
+    assert!(error < 1e-7, "piston position error {error:e} m");
 }
 
 #[test]

@@ -421,12 +421,15 @@ impl Instance {
                 Category::SolverStats,
                 &format!(
                     "step {now} → {target} s: {} IDA steps, {} residual evaluations, {} Jacobians, \
-                     {} error-test failures; restarts so far: {}",
+                     {} error-test failures; so far: {} restarts, {} outputs interpolated, {} \
+                     contact events",
                     after.steps - before.steps,
                     after.total_residual_evals() - before.total_residual_evals(),
                     after.jacobian_evals - before.jacobian_evals,
                     after.error_test_failures - before.error_test_failures,
-                    self.simulation.restarts()
+                    self.simulation.restarts(),
+                    self.simulation.interpolated_outputs(),
+                    self.simulation.events()
                 ),
             );
         }

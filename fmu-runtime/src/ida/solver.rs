@@ -105,8 +105,11 @@ pub enum InitialCondition {
 /// Why [`Ida::solve_to`] returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StepKind {
-    /// The requested time was reached exactly.
+    /// The requested time was reached exactly (a solution there, interpolated where the last
+    /// internal step passed it).
     Reached,
+    /// The stop time, before the requested time, was reached exactly ([`Ida::solve_toward`]).
+    Stopped,
     /// One or more root functions crossed zero; per root function, `1` for a rising crossing,
     /// `-1` for a falling one, `0` for none (`IDAGetRootInfo`).
     Root(Vec<i32>),
@@ -752,7 +755,21 @@ impl<S: DaeSystem> Ida<S> {
     /// again to continue (or [`Ida::reinit`] after changing the state). If `tout` equals the
     /// current time, returns at once with [`StepKind::Reached`].
     pub fn solve_to(&mut self, tout: f64) -> Result<Step, IdaError> {
-        check_finite("Ida::solve_to", "tout", tout)?;
+        self.solve_toward(tout, tout)
+    }
+
+    /// Integrates until the solution at `tout` is known, the internal steps free to pass `tout`
+    /// (the solution there is then interpolated, `IDA_NORMAL`) but never `tstop`
+    /// (`f64::INFINITY`: no limit). Returns earlier at `tstop` when it comes before `tout`
+    /// ([`StepKind::Stopped`]), or at a root. Where the last internal step already passed
+    /// `tout`, nothing is integrated: the solution is interpolated. `tstop` must lie after
+    /// [`Ida::internal_time`].
+    pub fn solve_toward(&mut self, tout: f64, tstop: f64) -> Result<Step, IdaError> {
+        const CALL: &str = "Ida::solve_toward";
+        check_finite(CALL, "tout", tout)?;
+        if tstop.is_nan() {
+            return Err(IdaError::invalid(CALL, "tstop is NaN"));
+        }
         if tout == self.t {
             return Ok(Step {
                 t: self.t,
@@ -761,9 +778,15 @@ impl<S: DaeSystem> Ida<S> {
         }
         self.begin_call();
         let m = self.mem.as_raw();
-        // SAFETY: initialised IDA memory.
-        let flag = unsafe { sys::IDASetStopTime(m, tout) };
-        self.check(FlagKind::Ida, "IDASetStopTime", flag)?;
+        if tstop.is_finite() {
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDASetStopTime(m, tstop) };
+            self.check(FlagKind::Ida, "IDASetStopTime", flag)?;
+        } else {
+            // SAFETY: initialised IDA memory.
+            let flag = unsafe { sys::IDAClearStopTime(m) };
+            self.check(FlagKind::Ida, "IDAClearStopTime", flag)?;
+        }
         let (raw, ..) = self.raw_counters();
         if raw[idx::STEPS] == 0 {
             // The first step after (re)initialisation re-initialises the linear solver.
@@ -796,12 +819,33 @@ impl<S: DaeSystem> Ida<S> {
                 kind: StepKind::Root(info),
             });
         }
-        // IDA_SUCCESS or IDA_TSTOP_RETURN: tout reached (tret == tstop exactly).
+        if flag == sys::IDA_TSTOP_RETURN && tstop < tout {
+            // tret == tstop exactly.
+            self.t = tstop;
+            return Ok(Step {
+                t: tstop,
+                kind: StepKind::Stopped,
+            });
+        }
+        // IDA_SUCCESS, or IDA_TSTOP_RETURN at tstop == tout: tout reached (tret == tout exactly).
         self.t = tout;
         Ok(Step {
             t: tout,
             kind: StepKind::Reached,
         })
+    }
+
+    /// The time the last internal step reached (`IDAGetCurrentTime`): [`Ida::t`] or later,
+    /// where [`Ida::solve_toward`] let the steps pass the requested time.
+    pub fn internal_time(&self) -> f64 {
+        let mut t = self.t;
+        // SAFETY: initialised IDA memory; `t` is a valid out-pointer.
+        let flag = unsafe { sys::IDAGetCurrentTime(self.mem.as_raw(), &mut t) };
+        if flag == sys::IDA_SUCCESS && t.is_finite() && t > self.t {
+            t
+        } else {
+            self.t
+        }
     }
 
     /// Restarts the integration at `t0` from `y0`, `yp0` (`IDAReInit`), e.g. after an event
