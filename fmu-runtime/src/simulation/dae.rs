@@ -1,0 +1,173 @@
+//! The DAE as IDA sees it: the mechanism's residual with the inputs applied, the grouped
+//! Jacobian of bodies in contact, and the signed distances (and stick–slip switches) as root
+//! functions.
+
+use super::*;
+
+/// The DAE as IDA sees it.
+pub(super) struct MechanismDae {
+    pub(super) mechanism: Mechanism,
+    pub(super) inputs: FlangeInputs,
+    /// Where each input signal goes in `inputs`.
+    pub(super) signals: Vec<(InputSignal, VariableKind)>,
+    pub(super) workspace: Workspace,
+    /// Residual output when the model is evaluated for its outputs.
+    pub(super) scratch: Vec<f64>,
+    /// The branches whose Jacobian columns are formed together (a scene of several bodies in
+    /// contact, without cut-joints); `None`: IDA's own difference quotients.
+    pub(super) branches: Option<Branches>,
+    /// The integrator's tolerance (sizes the difference-quotient increments).
+    pub(super) tolerance: f64,
+    /// Signed distances of the pairs, scratch of the grouped Jacobian.
+    pub(super) distances: Vec<f64>,
+    /// Residual evaluations spent on grouped Jacobians (IDA does not count them).
+    pub(super) jacobian_residuals: u64,
+}
+
+impl MechanismDae {
+    /// Writes the input signals' values at `t` into the flange inputs.
+    pub(super) fn apply_inputs(&mut self, t: f64) {
+        self.inputs.prescribe(&self.mechanism, t);
+        for (signal, kind) in &self.signals {
+            let value = signal.at(t);
+            match *kind {
+                VariableKind::JointForce(body) => self.inputs.force[body] = value,
+                VariableKind::JointPosition(body) => self.inputs.motion[body].q = value,
+                VariableKind::JointSpeed(body) => self.inputs.motion[body].qd = value,
+                VariableKind::JointAcceleration(body) => self.inputs.motion[body].qdd = value,
+                VariableKind::DriveInput(drive) => self.inputs.drive[drive] = value,
+                VariableKind::Drive { .. }
+                | VariableKind::Parameter(_)
+                | VariableKind::Frame { .. }
+                | VariableKind::JointReaction { .. }
+                | VariableKind::Contact { .. }
+                | VariableKind::CutJointPosition(_)
+                | VariableKind::CutJointSpeed(_) => {}
+            }
+        }
+    }
+
+    /// Fills the workspace (kinematics, drive forces) for the instant t with y, ẏ.
+    pub(super) fn evaluate_at(&mut self, t: f64, y: &[f64], yp: &[f64]) {
+        self.mechanism_residual(t, y, yp, None);
+    }
+
+    /// The mechanism's residual at t into `out` (`None`: into the scratch buffer), with the
+    /// inputs applied for t; leaves the workspace filled for that instant. `y`, `ẏ` and `out`
+    /// may be longer than the mechanism (padding): only its part is read and written.
+    pub(super) fn mechanism_residual(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        out: Option<&mut [f64]>,
+    ) {
+        self.apply_inputs(t);
+        let n = self.mechanism.len();
+        let out = match out {
+            Some(out) => &mut out[..n],
+            None => &mut self.scratch[..n],
+        };
+        residual(
+            &self.mechanism,
+            &self.inputs,
+            &mut self.workspace,
+            &y[..n],
+            &yp[..n],
+            out,
+        );
+    }
+
+    /// [`contacts::separation_time_bound`] at t from y, ẏ; infinite without collision pairs.
+    pub(super) fn separation_time_bound(&mut self, t: f64, y: &[f64], yp: &[f64]) -> f64 {
+        if self.mechanism.collisions.pairs.is_empty() {
+            return f64::INFINITY;
+        }
+        self.apply_inputs(t);
+        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+        contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
+        contacts::separation_time_bound(&self.mechanism, &self.workspace, &self.distances)
+    }
+
+    /// ẏ consistent with y (of the integrator's size: padded, see [`PADDING`]).
+    pub(super) fn consistent_derivatives(
+        &mut self,
+        t: f64,
+        y: &[f64],
+    ) -> Result<Vec<f64>, SingularMassMatrix> {
+        self.apply_inputs(t);
+        let n = self.mechanism.len();
+        let mut yp =
+            consistent_derivatives(&self.mechanism, &self.inputs, &mut self.workspace, &y[..n])?;
+        yp.resize(y.len(), 0.0);
+        Ok(yp)
+    }
+}
+
+impl DaeSystem for MechanismDae {
+    fn residual(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        res: &mut [f64],
+    ) -> Result<(), CallbackError> {
+        self.mechanism_residual(t, y, yp, Some(res));
+        let n = self.mechanism.len();
+        for (r, p) in res[n..].iter_mut().zip(&yp[n..]) {
+            *r = *p;
+        }
+        if res.iter().all(|r| r.is_finite()) {
+            Ok(())
+        } else {
+            Err(CallbackError::Recoverable(
+                "the residual is not finite".into(),
+            ))
+        }
+    }
+
+    /// One zero-crossing function per collision pair: its signed distance.
+    fn root_count(&self) -> usize {
+        let set = &self.mechanism.collisions;
+        set.pairs.len() + set.sticking.len()
+    }
+
+    /// Grouped difference quotients ([`Branches`]): only set up when `branches` is `Some`.
+    fn jacobian(
+        &mut self,
+        t: f64,
+        cj: f64,
+        y: &[f64],
+        yp: &[f64],
+        res: &[f64],
+        jac: &mut DenseMatrixView<'_>,
+    ) -> Option<Result<(), CallbackError>> {
+        let branches = self.branches.take()?;
+        self.apply_inputs(t);
+        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+        contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
+        let links = branches.contact_links(&self.mechanism, &self.distances);
+        let tolerance = self.tolerance;
+        let result =
+            branches.difference_quotients(&links, cj, tolerance, y, yp, res, jac, |y1, yp1, f| {
+                self.residual(t, y1, yp1, f)
+            });
+        self.branches = Some(branches);
+        Some(result.map(|evaluations| self.jacobian_residuals += evaluations as u64))
+    }
+
+    fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
+        self.apply_inputs(t);
+        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+        let (distances, switches) = g.split_at_mut(self.mechanism.collisions.pairs.len());
+        contacts::distances(&self.mechanism, &self.workspace, distances);
+        contacts::friction_switches(&self.mechanism, &self.workspace, distances, switches);
+        if g.iter().all(|d| d.is_finite()) {
+            Ok(())
+        } else {
+            Err(CallbackError::Recoverable(
+                "a contact distance is not finite".into(),
+            ))
+        }
+    }
+}

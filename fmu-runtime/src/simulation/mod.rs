@@ -1,0 +1,444 @@
+//! (6) The whole chain: model → scene → super-objects → DAE → IDA, and stepping it in time.
+//!
+//! A [`Simulation`] owns the integrator and the variable table. It is what `fmu3d simulate` runs
+//! and what an FMU instance wraps. Its rooms:
+//!
+//! - [`dae`]: the DAE as IDA sees it (residual, Jacobian, root functions, inputs applied);
+//! - [`stepping`]: advancing in time, events, restarts, snapshots;
+//! - [`outputs`]: the variables' values and output derivatives;
+//! - [`inputs`]: input signals set by the importer;
+//! - [`overlaps`]: shapes that start inside each other, for the error message.
+
+use crate::assembly::{
+    Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, CutJointKind, DriveQuantity,
+    FrameQuantity, TreeJointKind, Variable, VariableKind, VariableTable,
+};
+use crate::dynamics::contacts::Friction;
+use crate::dynamics::BodyMotion;
+use crate::dynamics::{
+    assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
+    FlangeInputs, Mechanism, Motion, SingularMassMatrix, Workspace,
+};
+use crate::ida::{
+    CallbackError, DaeSystem, DenseMatrixView, Ida, IdaError, IdaOptions, SolverStats, StepKind,
+};
+use crate::model::{self, ModelError, ModelSpec};
+use crate::scene::{Scene, SceneError};
+use nalgebra::{Rotation3, UnitQuaternion, Vector3};
+use std::f64::consts::PI;
+use std::path::Path;
+
+mod dae;
+mod inputs;
+mod outputs;
+mod overlaps;
+mod stepping;
+
+use dae::MechanismDae;
+pub use inputs::InputSignal;
+pub use outputs::{cut_joint_coordinates, modelica_quaternion, modelica_quaternion_derivative};
+use overlaps::{overlaps, start_overlap_message, Overlap};
+
+/// Anything that stops a simulation from being built or advanced.
+#[derive(Debug)]
+pub enum SimulationError {
+    Model(ModelError),
+    Scene(SceneError),
+    Start(SingularMassMatrix),
+    /// The kinematic loops cannot be closed at the start.
+    Assembly(AssemblyError),
+    /// The integrator gave up.
+    Solver(Box<SolverFailure>),
+    /// A request the simulation cannot serve (a time in the past, an unknown variable).
+    Usage(String),
+}
+
+/// What the integrator reported, and where.
+#[derive(Debug)]
+pub struct SolverFailure {
+    pub error: IdaError,
+    /// The instant and the objects in contact then, with the settings that govern them (empty
+    /// when nothing touched).
+    pub context: String,
+}
+
+impl std::fmt::Display for SimulationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimulationError::Model(e) => write!(f, "{e}"),
+            SimulationError::Scene(e) => write!(f, "{e}"),
+            SimulationError::Start(e) => write!(f, "{e}"),
+            SimulationError::Assembly(e) => write!(f, "{e}"),
+            SimulationError::Solver(failure) if failure.context.is_empty() => {
+                write!(f, "the integrator failed: {}", failure.error)
+            }
+            SimulationError::Solver(failure) => write!(
+                f,
+                "the integrator failed {}: {}",
+                failure.context, failure.error
+            ),
+            SimulationError::Usage(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for SimulationError {}
+
+impl From<ModelError> for SimulationError {
+    fn from(e: ModelError) -> Self {
+        SimulationError::Model(e)
+    }
+}
+impl From<SceneError> for SimulationError {
+    fn from(e: SceneError) -> Self {
+        SimulationError::Scene(e)
+    }
+}
+impl From<IdaError> for SimulationError {
+    fn from(e: IdaError) -> Self {
+        SimulationError::Solver(Box::new(SolverFailure {
+            error: e,
+            context: String::new(),
+        }))
+    }
+}
+
+/// Settings that override the model's default experiment.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SimulationOptions {
+    /// Relative tolerance (the absolute tolerance is the same number, for variables of order 1).
+    pub tolerance: Option<f64>,
+    /// Largest integrator step [s].
+    pub max_step: Option<f64>,
+}
+
+/// Highest input derivative order the simulation interpolates with (FMI
+/// `fmi2SetRealInputDerivatives`).
+pub const MAX_INPUT_DERIVATIVE_ORDER: usize = 3;
+
+/// Highest order of output derivatives the simulation provides (FMI
+/// `fmi2GetRealOutputDerivatives`): the first time derivative, exact for every kinematic output
+/// and a difference along the solution for the others (see [`Simulation::output_derivatives_into`]).
+pub const MAX_OUTPUT_DERIVATIVE_ORDER: usize = 1;
+
+/// The difference step of the output derivatives that are not exact, as a fraction of the
+/// integrator's last step: small against the time scale the integrator resolves, large enough
+/// that rounding stays far below the truncation error.
+const DERIVATIVE_STEP_FRACTION: f64 = 1e-3;
+
+/// The integrator's internal steps allowed per output interval of the model's experiment
+/// (SUNDIALS' default per call): a communication step of any length gets the same steps per
+/// simulated second.
+const STEPS_PER_INTERVAL: u64 = 500;
+
+/// The largest number of states a model may have: the integrator's dense Jacobian and its LU
+/// factors take 2 × 8 × n² bytes, 400 MB at this size.
+pub const MAX_STATES: usize = 5_000;
+
+/// A mechanism whose every joint is prescribed has no states, but the integrator needs at
+/// least one: such a simulation integrates one constant (ẋ = 0) beside it.
+const PADDING: usize = 1;
+
+/// A model being simulated.
+pub struct Simulation {
+    pub spec: ModelSpec,
+    pub scene: Scene,
+    pub assembly: Assembly,
+    pub variables: VariableTable,
+    ida: Ida<MechanismDae>,
+    /// The integrator's history is no longer valid (a restored state).
+    restart_pending: bool,
+    /// How often the integrator was restarted after the start (input jumps, restored states).
+    restarts: u64,
+    /// ẏ made consistent with inputs set since the last step (see `refresh_workspace`).
+    consistent_yp: Option<Vec<f64>>,
+    /// Contact events located so far (instants; crossings found together count once).
+    events: u64,
+    /// Stick–slip events located so far (not counting those at a contact event's instant).
+    friction_events: u64,
+    /// Contacts started so far, counted per pair: the same count whichever crossings the
+    /// integrator happens to locate together.
+    contact_starts: u64,
+    /// The angle of every revolute cut-joint reported last (the prismatic ones' entries are
+    /// unused): the reference that keeps the angle continuous over turns.
+    cut_angles: Vec<f64>,
+    /// The model's output interval [s]: the unit of the integrator's step budget
+    /// ([`STEPS_PER_INTERVAL`]).
+    interval: f64,
+    /// An input was set to another function of time since the last step: the integrator must
+    /// not keep steps it took past the current instant with the old one.
+    inputs_changed: bool,
+    /// Communication points whose solution was interpolated in a step that passed them.
+    interpolated_outputs: u64,
+    /// The time before which no separated pair can touch, from the state where it was last
+    /// estimated; kept over calls of [`Simulation::advance_to`] until the steps reach it (or a
+    /// restart), so that where the communication points lie does not change the steps.
+    horizon: Option<f64>,
+}
+
+/// Everything needed to put a simulation back to an earlier instant, bit for bit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub t: f64,
+    pub y: Vec<f64>,
+    pub yp: Vec<f64>,
+    pub signals: Vec<InputSignal>,
+    /// The contacts' discrete state (stick or slip, per collision pair).
+    pub frictions: Vec<Friction>,
+    /// The angle of every cut-joint reported last (see [`Simulation::joint_coordinates`]).
+    pub cut_angles: Vec<f64>,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("model", &self.spec.name)
+            .field("time", &self.time())
+            .finish()
+    }
+}
+
+impl Simulation {
+    /// Loads a model file and prepares its simulation at the start time.
+    pub fn from_file(
+        path: &Path,
+        options: SimulationOptions,
+    ) -> Result<Simulation, SimulationError> {
+        Simulation::new(model::load_file(path)?, options)
+    }
+
+    pub fn new(spec: ModelSpec, options: SimulationOptions) -> Result<Simulation, SimulationError> {
+        let scene = Scene::from_spec(&spec)?;
+        let assembly = Assembly::build(&scene)?;
+        // Only the world: an empty file, or a scene of frames and fixed parts. Nothing would
+        // move, and an FMU of it would silently compute nothing.
+        if assembly.super_objects.len() <= 1 {
+            return Err(SimulationError::Usage(format!(
+                "the model `{}` has no bodies: no object with a mass moves, so there is nothing \
+                 to simulate; give an object a `mass` and connect it to the world by a joint",
+                spec.name
+            )));
+        }
+        let mut mechanism = Mechanism::new(&scene, &assembly);
+        // The integrator's Jacobian and the start solve are dense: refuse before allocating
+        // what would take the host down (and before the collision pairs, quadratic in number).
+        if mechanism.len() > MAX_STATES {
+            return Err(SimulationError::Usage(format!(
+                "the model `{}` has {} states, more than the {MAX_STATES} this engine supports: \
+                 its integrator works on dense matrices of states × states (8 bytes each, {:.1} GB \
+                 here); make the model smaller (fewer bodies, or joints with fewer degrees of \
+                 freedom)",
+                spec.name,
+                mechanism.len(),
+                (mechanism.len() as f64).powi(2) * 8.0 / 1e9
+            )));
+        }
+        let collisions = CollisionSet::build(&scene, &assembly)?;
+        let variables = VariableTable::new(&scene, &assembly, &collisions);
+        mechanism.collisions = collisions;
+        let mut inputs = FlangeInputs::new(&mechanism);
+        inputs.prescribe(&mechanism, spec.experiment.start_time);
+        if let Some(what) = inputs.non_finite_prescription(&mechanism) {
+            return Err(SimulationError::Usage(format!(
+                "{what} is not finite at the start time {} s: its expression overflows with the \
+                 parameters set; give them values of a size the motion can have",
+                spec.experiment.start_time
+            )));
+        }
+        let y0 = assemble(&mut mechanism, &inputs).map_err(SimulationError::Assembly)?;
+        let mut workspace = Workspace::new(&mechanism);
+        kinematics(
+            &mechanism,
+            &inputs,
+            &mut workspace,
+            &y0,
+            &vec![0.0; y0.len()],
+        );
+        let deep: Vec<Overlap> = overlaps(&scene, &mechanism, &workspace)
+            .into_iter()
+            .filter(|o| o.depth > o.limit)
+            .collect();
+        if !deep.is_empty() {
+            return Err(SimulationError::Usage(start_overlap_message(
+                &spec.name, &deep,
+            )));
+        }
+        // Pairs in contact at the start time start like contacts found at an event.
+        let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
+        contacts::distances(&mechanism, &workspace, &mut distances);
+        let starts: Vec<i32> = distances
+            .iter()
+            .map(|&d| if d < 0.0 { -1 } else { 0 })
+            .collect();
+        contacts::update_frictions(&mechanism, &mut workspace, &starts, &[]);
+        let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
+            .map_err(SimulationError::Start)?;
+        let mut y0 = y0;
+        if y0.is_empty() {
+            y0.resize(PADDING, 0.0);
+            yp0.resize(PADDING, 0.0);
+        }
+        let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
+        // Several bodies that touch only now and then: their Jacobian columns are formed
+        // together.
+        let branches = Branches::new(&mechanism)
+            .filter(|b| b.len() > 1 && !mechanism.collisions.pairs.is_empty());
+        let mut ida_options = IdaOptions {
+            rtol: tolerance,
+            atol: tolerance.into(),
+            max_step: options.max_step,
+            user_jacobian: branches.is_some(),
+            ..IdaOptions::default()
+        };
+        if !mechanism.rows.is_empty() {
+            // λ_int and μ_int (integrals of multipliers) stay out of the error test: only their
+            // derivatives enter the equations, and those are fixed by q and v (index 1).
+            let n = mechanism.layout.len();
+            let mut differential = vec![true; mechanism.len()];
+            differential[n..].fill(false);
+            ida_options.differential = Some(differential);
+            ida_options.suppress_algebraic = true;
+        }
+        let signals = variables
+            .variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.causality == Causality::Input)
+            .map(|(index, v)| {
+                let signal = InputSignal {
+                    variable: index,
+                    value: v.start.unwrap_or(0.0),
+                    derivatives: [0.0; MAX_INPUT_DERIVATIVE_ORDER],
+                    t0: spec.experiment.start_time,
+                    jumped: false,
+                };
+                (signal, v.kind)
+            })
+            .collect();
+        let scratch = vec![0.0; mechanism.len()];
+        let mechanism_pairs = mechanism.collisions.pairs.len();
+        // A cut-joint's angle starts in the turn of its start value (fixed or guessed).
+        let cut_angles = assembly
+            .cut_joints
+            .iter()
+            .map(|cut| match &scene.joints[cut.joint.0].spec.kind {
+                model::JointKind::Revolute { phi, .. } => *phi,
+                _ => 0.0,
+            })
+            .collect();
+        let dae = MechanismDae {
+            mechanism,
+            inputs,
+            signals,
+            workspace,
+            scratch,
+            branches,
+            tolerance,
+            distances: vec![0.0; mechanism_pairs],
+            jacobian_residuals: 0,
+        };
+        let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
+        let interval = if spec.experiment.interval > 0.0 {
+            spec.experiment.interval
+        } else {
+            model::ExperimentSpec::default().interval
+        };
+        Ok(Simulation {
+            spec,
+            scene,
+            assembly,
+            variables,
+            ida,
+            restart_pending: false,
+            restarts: 0,
+            events: 0,
+            friction_events: 0,
+            contact_starts: 0,
+            consistent_yp: None,
+            cut_angles,
+            interval,
+            inputs_changed: false,
+            interpolated_outputs: 0,
+            horizon: None,
+        })
+    }
+
+    pub fn time(&self) -> f64 {
+        self.ida.t()
+    }
+
+    pub fn stats(&self) -> SolverStats {
+        let mut stats = self.ida.stats();
+        stats.jacobian_residual_evals += self.ida.system().jacobian_residuals;
+        stats
+    }
+
+    /// The mechanism the residual evaluates (bodies, cut-joints, the constraint rows kept and
+    /// those removed as redundant).
+    pub fn mechanism(&self) -> &Mechanism {
+        &self.ida.system().mechanism
+    }
+
+    /// Number of DAE variables.
+    pub fn state_count(&self) -> usize {
+        self.ida.system().mechanism.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamics::test_motions;
+    use crate::scene::JointHandle;
+    use nalgebra::{Isometry3, Translation3};
+
+    /// The speed and acceleration a prismatic cut-joint reports are the time derivatives of its
+    /// coordinate (b's frame origin relative to a's, along the axis turning with a) and speed,
+    /// between two moving bodies (central differences over 1e-5 s of a smooth motion, accurate to
+    /// ~1e-9). The projection holds for any motion of the two bodies, so any smooth motion
+    /// checks it. (A revolute cut's angle has the relative angular velocity along the axis as
+    /// its derivative only for motions that keep the joint's axes aligned.)
+    #[test]
+    fn cut_joint_derivatives_are_the_derivatives_of_its_coordinate() {
+        let frame = |x, y, z| {
+            Isometry3::from_parts(
+                Translation3::new(x, y, z),
+                UnitQuaternion::from_euler_angles(0.3, 0.1, -0.2),
+            )
+        };
+        for kind in [
+            CutJointKind::Prismatic {
+                axis: Vector3::new(0.6, 0.0, 0.8),
+            },
+            CutJointKind::Prismatic {
+                axis: Vector3::new(0.0, -1.0, 0.0),
+            },
+        ] {
+            let cut = CutJoint {
+                joint: JointHandle(0),
+                body_a: 0,
+                frame_a: frame(0.2, -0.1, 0.3),
+                body_b: 1,
+                frame_b: frame(-0.1, 0.25, 0.05),
+                kind,
+            };
+            let at = |t: f64| cut_joint_coordinates(&cut, &test_motions(t));
+            let h = 1e-5;
+            let (before, now, after) = (at(0.4 - h), at(0.4), at(0.4 + h));
+            let speed = (after[0] - before[0]) / (2.0 * h);
+            let acceleration = (after[1] - before[1]) / (2.0 * h);
+            assert!(
+                (now[1] - speed).abs() < 1e-8,
+                "{:?}: {} vs {speed}",
+                cut.kind,
+                now[1]
+            );
+            assert!(
+                (now[2] - acceleration).abs() < 1e-7,
+                "{:?}: {} vs {acceleration}",
+                cut.kind,
+                now[2]
+            );
+        }
+    }
+}
