@@ -20,3 +20,7 @@ echo "== cargo zigbuild: the FMU runtime for glibc 2.17"
   CARGO_ZIGBUILD_ZIG_PATH="$root/.tools/ziglang/ziglang/zig" PATH="$root/.tools/bin:$PATH" \
     cargo zigbuild --release -p fmu-runtime --target x86_64-unknown-linux-gnu.2.17
 )
+# Up to date now, whether cargo relinked it or not: newer than the native library, which another
+# cargo command may have relinked meanwhile without a change of source (`cargo test
+# --workspace` unifies features with the tests' dependencies), so that `fmu3d build` takes it.
+touch target/x86_64-unknown-linux-gnu/release/libfmu_runtime.so

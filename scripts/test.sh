@@ -27,5 +27,9 @@ if command -v valgrind >/dev/null; then
 else
     echo "== valgrind not found: memcheck of the FMI calls skipped"
 fi
+# `cargo test --workspace` may have relinked the native runtime (its features unify with the
+# tests' dependencies): build again, so that the harness packages the glibc-2.17 one.
+echo "== bash scripts/build.sh (again, for the harness)"
+bash scripts/build.sh
 echo "== pytest tests/python"
 .venv/bin/python -m pytest tests/python -q
