@@ -107,7 +107,8 @@ def check_model(model: Path) -> CheckedModel:
 STATS = re.compile(
     r"simulated in (?P<wall>[\d.]+) s wall; (?P<states>\d+) states; (?P<steps>\d+) steps, "
     r"(?P<res>\d+) residual evaluations \(\+(?P<jac_res>\d+) for Jacobians\), "
-    r"(?P<jac>\d+) Jacobians, .*?(?P<roots>\d+) root evaluations; (?P<events>\d+) contact events"
+    r"(?P<jac>\d+) Jacobians, .*?(?P<roots>\d+) root evaluations; "
+    r"(?:(?P<interpolated>\d+) outputs interpolated; )?(?P<events>\d+) contact events"
 )
 
 
@@ -137,7 +138,7 @@ def run_fmu3d(
         match = STATS.search(done.stderr)
         if not match:
             sys.exit(f"error: no statistics line in the output of fmu3d:\n{done.stderr}")
-        stats.update({k: float(v) for k, v in match.groupdict().items()})
+        stats.update({k: float(v) for k, v in match.groupdict().items() if v is not None})
         cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         return stats["wall"], cpu
 
