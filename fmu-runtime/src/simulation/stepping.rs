@@ -12,9 +12,10 @@ impl Simulation {
     /// the outputs only, and the step sequence does not depend on where the outputs are taken
     /// (an `h` one ulp apart interpolates at another point of the same steps). What stops the
     /// steps: a contact event, the horizon of conservative advancement; and `t` itself when an
-    /// input was set to another function of time before this call (a master that sets inputs at every point gets steps that end
-    /// at each point, and none thrown away). An input set while the integrator is ahead
-    /// restarts it at the current instant, as does a restored state or a snapshot.
+    /// input was set to another function of time before this call (a master that sets inputs at
+    /// every point gets steps that end at each point, and none thrown away). An input set while
+    /// the integrator is ahead restarts it at the current instant, as does a restored state or a
+    /// snapshot.
     pub fn advance_to(&mut self, t: f64) -> Result<(), SimulationError> {
         let now = self.time();
         if t.is_nan() || t < now {
