@@ -8,7 +8,8 @@
 //!    search), the spanning tree of joints, the state layout.
 //! 4. [`dynamics`]: the DAE residual f(ẏ, y, t) by a forward kinematics pass and a backward
 //!    inverse-dynamics pass, O(n) in the number of bodies.
-//! 5. [`ida`]: SUNDIALS IDA behind a safe API.
+//! 5. [`ida`]: SUNDIALS IDA behind a safe API, with [`linalg`]'s block-sparse LU for scenes of
+//!    many bodies.
 //! 6. [`simulation`]: model → scene → assembly → DAE → IDA; stepping to a time.
 //! 7. [`fmi2`]: the FMI 2.0 Co-Simulation C API over a simulation; [`fmu`]: the facts the
 //!    packager writes into an FMU and the runtime checks.
@@ -19,6 +20,7 @@ pub mod dynamics;
 pub mod fmi2;
 pub mod fmu;
 pub mod ida;
+pub mod linalg;
 pub mod model;
 pub mod scene;
 pub mod simulation;

@@ -15,6 +15,8 @@
 //! the multipliers) are left to IDA's own difference quotients.
 
 use super::mechanism::Mechanism;
+use crate::ida::JacobianMatrix;
+use crate::linalg::BlockMatrix;
 
 /// The branches of a mechanism and their fixed couplings.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,6 +96,11 @@ impl Branches {
         self.of_body[k]
     }
 
+    /// The state (and equation) indices of each branch.
+    pub fn states(&self) -> &[Vec<usize>] {
+        &self.states
+    }
+
     /// How many branches there are.
     pub fn len(&self) -> usize {
         self.states.len()
@@ -120,9 +127,11 @@ impl Branches {
             .collect()
     }
 
-    /// Fills `jac` (zeroed) with J = ∂F/∂y + c_j·∂F/∂ẏ at (y, ẏ), where `f0` = F(y, ẏ), by
-    /// grouped forward differences; `contact_links` are the branch pairs in contact now.
-    /// `residual(y, ẏ, f)` evaluates F. Returns how many residual evaluations it took.
+    /// Fills `jac` with J = ∂F/∂y + c_j·∂F/∂ẏ at (y, ẏ), where `f0` = F(y, ẏ), by grouped
+    /// forward differences; `contact_links` are the branch pairs in contact now. A dense `jac`
+    /// comes zeroed; a block one is replaced by one whose groups are the branches, coupled as
+    /// the force elements and `contact_links` couple them. `residual(y, ẏ, f)` evaluates F.
+    /// Returns how many residual evaluations it took.
     ///
     /// Increments: [`increment`].
     #[allow(clippy::too_many_arguments)]
@@ -134,10 +143,22 @@ impl Branches {
         y: &[f64],
         yp: &[f64],
         f0: &[f64],
-        jac: &mut crate::ida::DenseMatrixView<'_>,
+        jac: &mut JacobianMatrix<'_>,
         mut residual: impl FnMut(&[f64], &[f64], &mut [f64]) -> Result<(), E>,
     ) -> Result<usize, E> {
         let n = self.states.len();
+        if let JacobianMatrix::Blocks(matrix) = jac {
+            let links: Vec<(usize, usize)> = self
+                .fixed_links
+                .iter()
+                .chain(contact_links)
+                .copied()
+                .collect();
+            // The branches partition the states (checked in `new`), so this cannot fail.
+            if let Some(blocks) = BlockMatrix::new(self.states.clone(), &links) {
+                **matrix = blocks;
+            }
+        }
         let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
         for &(a, b) in self.fixed_links.iter().chain(contact_links) {
             if a != b {
@@ -172,13 +193,23 @@ impl Branches {
                 residual(&y1, &yp1, &mut f1)?;
                 evaluations += 1;
                 for &(branch, j, inc) in &increments {
-                    let Some(column) = jac.column_mut(j) else {
-                        continue;
-                    };
-                    let rows = std::iter::once(branch).chain(neighbours[branch].iter().copied());
-                    for row_branch in rows {
-                        for &r in &self.states[row_branch] {
-                            column[r] = (f1[r] - f0[r]) / inc;
+                    let quotient = |r: usize| (f1[r] - f0[r]) / inc;
+                    match jac {
+                        JacobianMatrix::Dense(view) => {
+                            let Some(column) = view.column_mut(j) else {
+                                continue;
+                            };
+                            let rows =
+                                std::iter::once(branch).chain(neighbours[branch].iter().copied());
+                            for row_branch in rows {
+                                for &r in &self.states[row_branch] {
+                                    column[r] = quotient(r);
+                                }
+                            }
+                        }
+                        // The block pattern is the branch and its neighbours.
+                        JacobianMatrix::Blocks(matrix) => {
+                            matrix.set_column(j, quotient);
                         }
                     }
                     y1[j] = y[j];
@@ -239,7 +270,7 @@ mod tests {
     use super::*;
     use crate::assembly::{Assembly, CollisionSet};
     use crate::dynamics::{assemble, contacts, kinematics, residual, FlangeInputs, Workspace};
-    use crate::ida::DenseMatrixView;
+    use crate::ida::{DenseMatrixView, JacobianMatrix};
     use crate::scene::Scene;
 
     #[test]
@@ -331,7 +362,7 @@ mod tests {
                 &y,
                 &yp,
                 &f0,
-                &mut DenseMatrixView::new(&mut grouped, n).unwrap(),
+                &mut JacobianMatrix::Dense(DenseMatrixView::new(&mut grouped, n).unwrap()),
                 &mut evaluate,
             )
             .unwrap();
@@ -354,5 +385,28 @@ mod tests {
         assert_eq!(grouped, dense);
         // The couplings are there: b's equations depend on a's position, d's on c's.
         assert!(dense.iter().filter(|x| **x != 0.0).count() > 5 * 13);
+
+        // The same columns as blocks: every entry equal, and none outside the pattern lost.
+        let mut blocks = BlockMatrix::default();
+        let block_evaluations = branches
+            .difference_quotients(
+                &links,
+                cj,
+                tolerance,
+                &y,
+                &yp,
+                &f0,
+                &mut JacobianMatrix::Blocks(&mut blocks),
+                &mut evaluate,
+            )
+            .unwrap();
+        assert_eq!(block_evaluations, evaluations);
+        assert_eq!(blocks.size(), n);
+        for r in 0..n {
+            for c in 0..n {
+                assert_eq!(blocks.get(r, c), Some(dense[c * n + r]), "entry ({r}, {c})");
+            }
+        }
+        assert!(blocks.stored_entries() < n * n / 2);
     }
 }

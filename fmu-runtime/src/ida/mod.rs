@@ -1,7 +1,8 @@
 //! (5) The only module that touches `sundials_sys`: a safe IDA integrator.
 //!
 //! [`Ida`] integrates an implicit DAE `F(t, y, y') = 0` given by a [`DaeSystem`] with SUNDIALS
-//! IDA (variable-order, variable-step BDF), a dense direct linear solver and, by default, IDA's
+//! IDA (variable-order, variable-step BDF), a direct linear solver (SUNDIALS' dense one, or the
+//! block-sparse one of module `block_solver` for scenes of many bodies) and, by default, IDA's
 //! difference-quotient Jacobian.
 //!
 //! * Every SUNDIALS handle has its own RAII owner (module `handles`); nothing leaks on any error path.
@@ -39,6 +40,7 @@
     clippy::undocumented_unsafe_blocks
 )]
 
+mod block_solver;
 mod error;
 mod handles;
 mod solver;
@@ -48,9 +50,11 @@ mod system;
 mod tests;
 
 pub use error::{CallbackError, CallbackKind, IdaError};
-pub use solver::{AbsTolerance, Ida, IdaOptions, InitialCondition, Step, StepKind};
+pub use solver::{
+    AbsTolerance, Ida, IdaOptions, InitialCondition, LinearSolverKind, Step, StepKind,
+};
 pub use stats::SolverStats;
-pub use system::{DaeSystem, DenseMatrixView};
+pub use system::{DaeSystem, DenseMatrixView, JacobianMatrix};
 
 /// The version of the SUNDIALS library linked in (e.g. `"7.1.1"`).
 pub fn sundials_version() -> &'static str {

@@ -3,10 +3,10 @@
 use std::any::Any;
 use std::ffi::{c_char, c_int, c_long, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::ptr;
 
 use sundials_sys as sys;
 
+use super::block_solver::{block_matrix, BlockLinearAlgebra};
 use super::error::{
     check_flag, CallbackError, CallbackFailure, CallbackKind, FailureContext, FlagKind, IdaError,
 };
@@ -14,7 +14,7 @@ use super::handles::{
     BorrowedNVector, Context, DenseMatrix, IdaMem, LinearSolver, NVector, UserData,
 };
 use super::stats::{idx, Accumulator, RawCounters, Resets, SolverStats};
-use super::system::{DaeSystem, DenseMatrixView};
+use super::system::{DaeSystem, DenseMatrixView, JacobianMatrix};
 
 /// Absolute tolerance: one value for all components or one per component.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +70,20 @@ pub struct IdaOptions {
     pub root_directions: Option<Vec<i32>>,
     /// Use [`DaeSystem::jacobian`] instead of difference quotients.
     pub user_jacobian: bool,
+    /// How the Newton iteration's linear systems are solved.
+    pub linear_solver: LinearSolverKind,
+}
+
+/// The linear algebra of the Newton iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LinearSolverKind {
+    /// SUNDIALS' dense matrix and LU: n² memory, O(n³) per factorization.
+    #[default]
+    Dense,
+    /// [`crate::linalg::BlockMatrix`] and its block LU: memory and work in proportion to the
+    /// coupled blocks. The system provides the Jacobian ([`IdaOptions::user_jacobian`] must be
+    /// set) as [`JacobianMatrix::Blocks`].
+    Blocks,
 }
 
 impl Default for IdaOptions {
@@ -88,6 +102,7 @@ impl Default for IdaOptions {
             max_nonlin_iters: None,
             root_directions: None,
             user_jacobian: false,
+            linear_solver: LinearSolverKind::Dense,
         }
     }
 }
@@ -270,10 +285,10 @@ unsafe extern "C" fn roots_trampoline<S: DaeSystem>(
     data.finish(CallbackKind::Roots, t, outcome)
 }
 
-/// IDA's Jacobian callback (dense matrix).
+/// IDA's Jacobian callback: the dense matrix or the block matrix given to IDA.
 ///
 /// # Safety
-/// As for [`residual_trampoline`]; `jac` is the dense n × n matrix given to IDA.
+/// As for [`residual_trampoline`]; `jac` is the matrix given to IDA with the linear solver.
 unsafe extern "C" fn jacobian_trampoline<S: DaeSystem>(
     t: f64,
     cj: f64,
@@ -298,46 +313,28 @@ unsafe extern "C" fn jacobian_trampoline<S: DaeSystem>(
         let e = CallbackError::Fatal("IDA passed an invalid vector to the Jacobian".into());
         return data.record(CallbackKind::Jacobian, t, e);
     };
-    let jac_data = if jac.is_null() {
-        ptr::null_mut()
-    } else {
-        // SAFETY: `jac` is the dense matrix registered with IDASetLinearSolver.
-        let (rows, cols) = unsafe {
-            (
-                sys::SUNDenseMatrix_Rows(jac),
-                sys::SUNDenseMatrix_Columns(jac),
-            )
-        };
-        if usize::try_from(rows).ok() != Some(n) || usize::try_from(cols).ok() != Some(n) {
-            ptr::null_mut()
-        } else {
-            // SAFETY: as above.
-            unsafe { sys::SUNDenseMatrix_Data(jac) }
-        }
-    };
-    if jac_data.is_null() {
-        let e = CallbackError::Fatal("IDA passed an invalid Jacobian matrix".into());
-        return data.record(CallbackKind::Jacobian, t, e);
-    }
-    // SAFETY: y, yp, rr hold n values each and are only read; the matrix data is n*n contiguous
-    // column-major values owned by the SUNMatrix, distinct from the vectors.
-    let (y, ypd, r, m) = unsafe {
+    // SAFETY: y, yp, rr hold n values each and are only read.
+    let (y, ypd, r) = unsafe {
         (
             std::slice::from_raw_parts(y, n),
             std::slice::from_raw_parts(ypd, n),
             std::slice::from_raw_parts(r, n),
-            std::slice::from_raw_parts_mut(jac_data, n * n),
         )
     };
-    m.fill(0.0);
-    let Some(mut view) = DenseMatrixView::new(m, n) else {
-        let e = CallbackError::Fatal("Jacobian storage has the wrong size".into());
+    // SAFETY: `jac` is the matrix registered with IDASetLinearSolver (or null).
+    let matrix = match unsafe { block_matrix(jac) } {
+        Some(blocks) => Some(JacobianMatrix::Blocks(blocks)),
+        // SAFETY: as above: not ours, so the dense matrix.
+        None => unsafe { dense_matrix(jac, n) }.map(JacobianMatrix::Dense),
+    };
+    let Some(mut matrix) = matrix else {
+        let e = CallbackError::Fatal("IDA passed an invalid Jacobian matrix".into());
         return data.record(CallbackKind::Jacobian, t, e);
     };
     let system = &mut data.system;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         system
-            .jacobian(t, cj, y, ypd, r, &mut view)
+            .jacobian(t, cj, y, ypd, r, &mut matrix)
             .unwrap_or_else(|| {
                 Err(CallbackError::Fatal(
                     "IdaOptions::user_jacobian is set but DaeSystem::jacobian returned None".into(),
@@ -345,6 +342,35 @@ unsafe extern "C" fn jacobian_trampoline<S: DaeSystem>(
             })
     }));
     data.finish(CallbackKind::Jacobian, t, outcome)
+}
+
+/// The zeroed storage of a dense n × n `SUNMatrix`; `None` for null or another size.
+///
+/// # Safety
+/// `jac` is null or a valid dense `SUNMatrix` whose data is not otherwise borrowed.
+unsafe fn dense_matrix<'a>(jac: sys::SUNMatrix, n: usize) -> Option<DenseMatrixView<'a>> {
+    if jac.is_null() {
+        return None;
+    }
+    // SAFETY: per the contract.
+    let (rows, cols) = unsafe {
+        (
+            sys::SUNDenseMatrix_Rows(jac),
+            sys::SUNDenseMatrix_Columns(jac),
+        )
+    };
+    if usize::try_from(rows).ok() != Some(n) || usize::try_from(cols).ok() != Some(n) {
+        return None;
+    }
+    // SAFETY: per the contract: n*n contiguous column-major values owned by the matrix.
+    let data = unsafe { sys::SUNDenseMatrix_Data(jac) };
+    if data.is_null() {
+        return None;
+    }
+    // SAFETY: as above.
+    let m = unsafe { std::slice::from_raw_parts_mut(data, n * n) };
+    m.fill(0.0);
+    DenseMatrixView::new(m, n)
 }
 
 /// SUNDIALS error handler: keeps the last message instead of printing it.
@@ -402,15 +428,34 @@ fn check_finite(call: &'static str, what: &str, v: f64) -> Result<(), IdaError> 
     }
 }
 
-/// SUNDIALS IDA (variable-order BDF for `F(t, y, y') = 0`) with a dense direct linear solver.
+/// The matrix and direct solver given to IDA (dropped after the IDA memory).
+#[derive(Debug)]
+enum LinearAlgebra {
+    Dense {
+        solver: LinearSolver,
+        matrix: DenseMatrix,
+    },
+    Blocks(BlockLinearAlgebra),
+}
+
+impl LinearAlgebra {
+    fn handles(&self) -> (sys::SUNLinearSolver, sys::SUNMatrix) {
+        match self {
+            LinearAlgebra::Dense { solver, matrix } => (solver.as_raw(), matrix.as_raw()),
+            LinearAlgebra::Blocks(blocks) => (blocks.solver(), blocks.matrix()),
+        }
+    }
+}
+
+/// SUNDIALS IDA (variable-order BDF for `F(t, y, y') = 0`) with a direct linear solver, dense
+/// or block-sparse ([`LinearSolverKind`]).
 ///
 /// Owns every SUNDIALS object it uses; the fields drop in the order SUNDIALS needs.
 pub struct Ida<S: DaeSystem> {
     // Field order is drop order: the IDA memory references the linear solver, the matrix and
     // (through the context's error handler and user_data) the callback data.
     mem: IdaMem,
-    _linear_solver: LinearSolver,
-    _matrix: DenseMatrix,
+    linear_algebra: LinearAlgebra,
     y: NVector,
     yp: NVector,
     ctx: Context,
@@ -533,14 +578,27 @@ impl<S: DaeSystem> Ida<S> {
 
         let y = NVector::from_slice(y0, &ctx)?;
         let yp = NVector::from_slice(yp0, &ctx)?;
-        let matrix = DenseMatrix::new(n, &ctx)?;
-        let linear_solver = LinearSolver::dense(&y, &matrix, &ctx)?;
+        let linear_algebra = match options.linear_solver {
+            LinearSolverKind::Dense => {
+                let matrix = DenseMatrix::new(n, &ctx)?;
+                let solver = LinearSolver::dense(&y, &matrix, &ctx)?;
+                LinearAlgebra::Dense { solver, matrix }
+            }
+            LinearSolverKind::Blocks if options.user_jacobian => {
+                LinearAlgebra::Blocks(BlockLinearAlgebra::new(&ctx)?)
+            }
+            LinearSolverKind::Blocks => {
+                return Err(IdaError::invalid(
+                    "IDASetLinearSolver",
+                    "the block solver needs the system's Jacobian (user_jacobian)".to_string(),
+                ))
+            }
+        };
         let mem = IdaMem::new(&ctx)?;
 
         let mut ida = Ida {
             mem,
-            _linear_solver: linear_solver,
-            _matrix: matrix,
+            linear_algebra,
             y,
             yp,
             ctx,
@@ -579,10 +637,9 @@ impl<S: DaeSystem> Ida<S> {
                 ida.check(FlagKind::Ida, "IDASVtolerances", flag)?;
             }
         }
+        let (solver, matrix) = ida.linear_algebra.handles();
         // SAFETY: the solver and matrix outlive the IDA memory (field order).
-        let flag = unsafe {
-            sys::IDASetLinearSolver(m, ida._linear_solver.as_raw(), ida._matrix.as_raw())
-        };
+        let flag = unsafe { sys::IDASetLinearSolver(m, solver, matrix) };
         ida.check(FlagKind::Linear, "IDASetLinearSolver", flag)?;
         if options.user_jacobian {
             // SAFETY: linear solver attached; the trampoline matches IDALsJacFn.

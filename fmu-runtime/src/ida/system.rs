@@ -1,6 +1,7 @@
 //! The model side of the integrator: [`DaeSystem`].
 
 use super::error::CallbackError;
+use crate::linalg::BlockMatrix;
 
 /// What the integrator asks of the model: an implicit DAE `F(t, y, y') = 0` of size
 /// `n = y.len()`, optional zero-crossing (root) functions and an optional Jacobian.
@@ -39,7 +40,9 @@ pub trait DaeSystem {
         Ok(())
     }
 
-    /// The iteration matrix `J = dF/dy + cj dF/dyp`, written into `jac` (zeroed beforehand).
+    /// The iteration matrix `J = dF/dy + cj dF/dyp`, written into `jac` (a dense matrix
+    /// zeroed beforehand, or a block matrix whose pattern the system sets, as
+    /// [`IdaOptions::linear_solver`](super::IdaOptions::linear_solver) chose).
     ///
     /// Only called when [`IdaOptions::user_jacobian`](super::IdaOptions::user_jacobian) is set;
     /// otherwise IDA uses difference quotients of the residual. Return `None` when no Jacobian
@@ -51,10 +54,25 @@ pub trait DaeSystem {
         _y: &[f64],
         _yp: &[f64],
         _res: &[f64],
-        _jac: &mut DenseMatrixView<'_>,
+        _jac: &mut JacobianMatrix<'_>,
     ) -> Option<Result<(), CallbackError>> {
         None
     }
+}
+
+/// Where [`DaeSystem::jacobian`] writes the iteration matrix.
+#[derive(Debug)]
+pub enum JacobianMatrix<'a> {
+    /// Column-major dense storage borrowed from SUNDIALS ([`LinearSolverKind::Dense`]).
+    ///
+    /// [`LinearSolverKind::Dense`]: super::LinearSolverKind::Dense
+    Dense(DenseMatrixView<'a>),
+    /// Dense blocks on a sparse pattern ([`LinearSolverKind::Blocks`]): the system replaces
+    /// the matrix with one of its own pattern (the couplings can change from one Jacobian to
+    /// the next) and fills it.
+    ///
+    /// [`LinearSolverKind::Blocks`]: super::LinearSolverKind::Blocks
+    Blocks(&'a mut BlockMatrix),
 }
 
 /// A square, column-major dense matrix borrowed from SUNDIALS for one Jacobian evaluation.

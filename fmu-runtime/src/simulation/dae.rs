@@ -140,7 +140,7 @@ impl DaeSystem for MechanismDae {
         y: &[f64],
         yp: &[f64],
         res: &[f64],
-        jac: &mut DenseMatrixView<'_>,
+        jac: &mut JacobianMatrix<'_>,
     ) -> Option<Result<(), CallbackError>> {
         let branches = self.branches.take()?;
         self.apply_inputs(t);

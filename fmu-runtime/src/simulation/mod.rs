@@ -20,7 +20,8 @@ use crate::dynamics::{
     FlangeInputs, Mechanism, Motion, SingularMassMatrix, Workspace,
 };
 use crate::ida::{
-    CallbackError, DaeSystem, DenseMatrixView, Ida, IdaError, IdaOptions, SolverStats, StepKind,
+    CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix, LinearSolverKind,
+    SolverStats, StepKind,
 };
 use crate::model::{self, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
@@ -110,6 +111,9 @@ pub struct SimulationOptions {
     pub tolerance: Option<f64>,
     /// Largest integrator step [s].
     pub max_step: Option<f64>,
+    /// The integrator's linear algebra; by default the block-sparse LU for scenes of separate
+    /// bodies from [`BLOCK_SOLVER_STATES`] states on, the dense LU otherwise.
+    pub linear_solver: Option<LinearSolverKind>,
 }
 
 /// Highest input derivative order the simulation interpolates with (FMI
@@ -138,6 +142,11 @@ pub const MAX_STATES: usize = 5_000;
 /// A mechanism whose every joint is prescribed has no states, but the integrator needs at
 /// least one: such a simulation integrates one constant (ẋ = 0) beside it.
 const PADDING: usize = 1;
+
+/// From how many states on a scene of separate bodies is solved with the block-sparse LU
+/// ([`LinearSolverKind::Blocks`]) instead of the dense one: below it the dense LU is as fast
+/// (docs/benchmarks.md, "Many bodies"), and the smaller models keep their step sequences.
+pub const BLOCK_SOLVER_STATES: usize = 300;
 
 /// A model being simulated.
 pub struct Simulation {
@@ -283,11 +292,19 @@ impl Simulation {
         // together.
         let branches = Branches::new(&mechanism)
             .filter(|b| b.len() > 1 && !mechanism.collisions.pairs.is_empty());
+        // Many of them: their iteration matrix is factored block by block.
+        let linear_solver = match (&branches, options.linear_solver) {
+            (None, _) => LinearSolverKind::Dense,
+            (Some(_), Some(kind)) => kind,
+            (Some(_), None) if y0.len() >= BLOCK_SOLVER_STATES => LinearSolverKind::Blocks,
+            (Some(_), None) => LinearSolverKind::Dense,
+        };
         let mut ida_options = IdaOptions {
             rtol: tolerance,
             atol: tolerance.into(),
             max_step: options.max_step,
             user_jacobian: branches.is_some(),
+            linear_solver,
             ..IdaOptions::default()
         };
         if !mechanism.rows.is_empty() {
