@@ -411,6 +411,28 @@ def stack(result, p):
     return checks
 
 
+def pour(result, p):
+    """Balls released on a grid (lowest row at h0) fall into the walled box and settle: each
+    starts where the grid puts it, stays inside the box the whole time (less what a contact
+    presses in), and ends at rest on the one below it, its centre at R + 2 R (layer - 1)."""
+    nx, ny, nz, R, pitch = int(p["nx"]), int(p["ny"]), int(p["nz"]), p["R"], p["p"]
+    count = nx * ny * nz
+    start = max(abs(result[f"ball[{i}].r[2]"][0] - (p["h0"] + ((i - 1) // (nx * nz)) * pitch))
+                for i in range(1, count + 1))
+    inside = max(max(worst(np.abs(result[f"ball[{i}].r[1]"])) + R - nx * pitch / 2,
+                     worst(np.abs(result[f"ball[{i}].r[3]"])) + R - nz * pitch / 2,
+                     worst(R - result[f"ball[{i}].r[2]"]))
+                 for i in range(1, count + 1))
+    speed = max(np.linalg.norm(vector(result, f"ball[{i}]", "v")[:, -1])
+                for i in range(1, count + 1))
+    rest = max(abs(result[f"ball[{i}].r[2]"][-1] - (R + 2 * R * ((i - 1) // (nx * nz))))
+               for i in range(1, count + 1))
+    return [Check("max |start height - grid height| [m]", start, 1e-12),
+            Check("max reach into a wall or the floor [m]", inside, 1e-5),  # measured 1.2e-6
+            Check("max final speed [m/s]", speed, 1e-3),  # measured 1e-5
+            Check("max |final height - resting height| [m]", rest, 1e-5)]
+
+
 def block_on_ramp(result, p):
     """Coulomb's law on the ramp (steel on steel, mu_s 0.5, mu_k 0.4): below the friction angle
     the block stays where it was put (within the elastic offset of its stuck corners, 10 um);
@@ -641,6 +663,7 @@ PROPERTIES = {
     "rolling_ball": rolling_ball,
     "gripper": gripper,
     "stack": stack,
+    "pour": pour,
     "block_on_ramp": block_on_ramp,
     "two_balls": two_balls,
     "billiard16": billiard16,
@@ -674,6 +697,7 @@ CHANGED = {
     "rolling_ball": {"mu_k": 0.3},
     "gripper": {"a": 0.12},
     "stack": {"h": 0.06},
+    "pour": {"h0": 0.08},
     "block_on_ramp": {"theta": math.radians(30)},
     "two_balls": {"v0": 1.5},
     "billiard16": {"v_cue": 3.0},

@@ -93,6 +93,10 @@ pub struct ContactReport {
     pub pairs: Vec<usize>,
 }
 
+/// The most collision pairs a model may have (each about 130 bytes, and one zero-crossing
+/// function): 2 000 colliding spheres make 2 million.
+pub const MAX_COLLISION_PAIRS: usize = 2_500_000;
+
 /// Every collider and every pair that may collide.
 #[derive(Debug, Clone, Default)]
 pub struct CollisionSet {
@@ -186,6 +190,24 @@ impl CollisionSet {
                     });
                 }
             }
+        }
+        // Every two colliders may collide: refuse before allocating what grows with the square
+        // of their number.
+        let potential = colliders.len() * colliders.len().saturating_sub(1) / 2;
+        if potential > MAX_COLLISION_PAIRS {
+            let location = colliders
+                .last()
+                .map(|c| scene.object(c.object).location.clone())
+                .unwrap_or_default();
+            return Err(SceneError::new(
+                &location,
+                format!(
+                    "{} colliding shapes (a box counts as 21: its faces, 8 corners and 12 edges) \
+                     make {potential} collision pairs, more than the {MAX_COLLISION_PAIRS} this \
+                     engine supports; make the model smaller (fewer colliding bodies)",
+                    colliders.len()
+                ),
+            ));
         }
         let excluded = |i: usize, j: usize| {
             let so = &assembly.super_objects;

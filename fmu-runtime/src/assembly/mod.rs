@@ -7,7 +7,9 @@ mod state;
 mod super_objects;
 mod variables;
 
-pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Role};
+pub use collision::{
+    Collider, CollisionPair, CollisionSet, ContactReport, Role, MAX_COLLISION_PAIRS,
+};
 pub use mass::MergedMass;
 pub use state::{DriveStates, JointStates, StateLayout};
 pub use super_objects::{
