@@ -64,6 +64,29 @@ pub struct SimulateArgs {
     /// input, by name; a time given twice is a jump), interpolated linearly between its rows.
     #[arg(long, value_name = "INPUTS.csv")]
     pub input: Option<PathBuf>,
+    /// The integrator's linear algebra for a model file (default: `blocks` for scenes of
+    /// separate bodies from 300 states on, `dense` otherwise). Mechanisms with loops are
+    /// always dense.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub linear_solver: Option<LinearSolverArg>,
+}
+
+/// `--linear-solver`: see [`fmu_runtime::ida::LinearSolverKind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LinearSolverArg {
+    /// SUNDIALS' dense LU.
+    Dense,
+    /// The block-sparse LU, one block per body hanging from the world.
+    Blocks,
+}
+
+impl From<LinearSolverArg> for fmu_runtime::ida::LinearSolverKind {
+    fn from(arg: LinearSolverArg) -> Self {
+        match arg {
+            LinearSolverArg::Dense => fmu_runtime::ida::LinearSolverKind::Dense,
+            LinearSolverArg::Blocks => fmu_runtime::ida::LinearSolverKind::Blocks,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -207,6 +207,14 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
         .model
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("fmu"));
+    if is_fmu && args.linear_solver.is_some() {
+        return Err(format!(
+            "--linear-solver applies to a model file, not to {}: an FMU chooses its linear \
+             algebra by the model's size",
+            args.model.display()
+        )
+        .into());
+    }
     let (mut run, experiment): (Box<dyn Run>, Experiment) = if is_fmu {
         let mut fmu = Fmu::open(&args.model)?;
         let d = fmu.description.clone();
@@ -250,6 +258,7 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
     } else {
         let options = SimulationOptions {
             tolerance: args.tolerance,
+            linear_solver: args.linear_solver.map(Into::into),
             ..SimulationOptions::default()
         };
         let source = std::fs::read_to_string(&args.model)

@@ -306,9 +306,11 @@ impl Simulation {
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
         // Several bodies that touch only now and then: their Jacobian columns are formed
         // together.
+        let blocks_asked = options.linear_solver == Some(LinearSolverKind::Blocks);
         let branches = Branches::new(&mechanism).filter(|b| {
-            b.len() > 1
-                && (!mechanism.collisions.pairs.is_empty() || y0.len() >= BLOCK_SOLVER_STATES)
+            blocks_asked
+                || b.len() > 1
+                    && (!mechanism.collisions.pairs.is_empty() || y0.len() >= BLOCK_SOLVER_STATES)
         });
         // Many of them: their iteration matrix is factored block by block.
         let linear_solver = match (&branches, options.linear_solver) {
