@@ -212,8 +212,7 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
             "--linear-solver applies to a model file, not to {}: an FMU chooses its linear \
              algebra by the model's size",
             args.model.display()
-        )
-        .into());
+        ));
     }
     let (mut run, experiment): (Box<dyn Run>, Experiment) = if is_fmu {
         let mut fmu = Fmu::open(&args.model)?;
