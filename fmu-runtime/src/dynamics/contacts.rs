@@ -389,12 +389,17 @@ fn edge_weight(set: &CollisionSet, pair: &CollisionPair, poses: &[Isometry3<f64>
 /// body's loads are summed exactly ([`ExactSum`]), so that the result does not depend on the
 /// order of the pairs: in a mirror-symmetric scene a body and its mirror image get
 /// mirror-image loads to the last bit.
+///
+/// Only the pairs of the near list ([`NearPairs`]) are evaluated: the others cannot penetrate.
 pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
     ws.contact_loads
         .iter_mut()
         .flatten()
         .for_each(ExactSum::clear);
-    for index in 0..mechanism.collisions.pairs.len() {
+    ws.near_pairs
+        .refresh(&mechanism.collisions, &ws.collider_poses);
+    let near = std::mem::take(&mut ws.near_pairs.pairs);
+    for &index in &near {
         let Some((contact, response)) = pair_response(mechanism, ws, index) else {
             continue;
         };
@@ -412,6 +417,68 @@ pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
             }
         }
     }
+    ws.near_pairs.pairs = near;
+}
+
+/// The collision pairs near enough to penetrate (a Verlet list, as molecular dynamics keeps
+/// one): the pairs whose bounding spheres were less than `margin` apart when the list was
+/// made. As long as no collider's centre has moved `margin / 2` since, a pair not on the list
+/// is still apart by its bounding spheres and cannot penetrate, so the contact loads need only
+/// the list. Checking the displacements is O(colliders) per evaluation; the list is made again
+/// (O(pairs)) only when some collider moved that far, so a residual evaluation of a scene of
+/// many bodies no longer visits every pair. The loads are the same to the last bit (the pairs
+/// left out contribute nothing, and the per-body sums are exact, whatever the order).
+#[derive(Debug, Clone, Default)]
+pub struct NearPairs {
+    /// Ascending pair indices.
+    pairs: Vec<usize>,
+    /// Every collider's centre when the list was made (empty: not made yet).
+    centres: Vec<Vector3<f64>>,
+    margin: f64,
+    /// How many times the list was made (for tests and statistics).
+    pub rebuilds: u64,
+}
+
+impl NearPairs {
+    /// Makes the list again when it has not been made or a collider has moved half the margin.
+    fn refresh(&mut self, set: &CollisionSet, poses: &[Isometry3<f64>]) {
+        let centre = |k: usize| poses[k].translation.vector;
+        let moved =
+            self.centres.len() != poses.len()
+                || self.centres.iter().enumerate().any(|(k, c)| {
+                    (centre(k) - c).norm_squared() >= 0.25 * self.margin * self.margin
+                });
+        if !moved {
+            return;
+        }
+        if self.centres.len() != poses.len() {
+            self.margin = near_margin(set);
+        }
+        self.centres.clear();
+        self.centres.extend((0..poses.len()).map(centre));
+        self.pairs.clear();
+        for (index, pair) in set.pairs.iter().enumerate() {
+            let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+            let reach = a.shape.bounding_radius() + b.shape.bounding_radius() + self.margin;
+            if (centre(pair.b) - centre(pair.a)).norm_squared() < reach * reach {
+                self.pairs.push(index);
+            }
+        }
+        self.rebuilds += 1;
+    }
+}
+
+/// The near list's margin: half the mean bounding radius of the colliders (a ball may travel
+/// a quarter of its radius before the list is made again).
+fn near_margin(set: &CollisionSet) -> f64 {
+    let count = set.colliders.len().max(1) as f64;
+    let mean = set
+        .colliders
+        .iter()
+        .map(|c| c.shape.bounding_radius())
+        .sum::<f64>()
+        / count;
+    0.5 * mean
 }
 
 /// Adds the summed contact loads to the bodies' loads (inertial-minus-applied convention: the

@@ -156,6 +156,8 @@ pub struct Workspace {
     pub contact_loads_frozen: bool,
     /// World pose of every collider ([`super::contacts`]), refreshed by every forward pass.
     pub collider_poses: Vec<Isometry3<f64>>,
+    /// The pairs whose contact loads are evaluated ([`super::contacts::NearPairs`]).
+    pub near_pairs: super::contacts::NearPairs,
     /// The discrete state of the contacts: per collision pair, whether it sticks and where
     /// ([`super::contacts::Friction`]), changed only at events.
     pub frictions: Vec<super::contacts::Friction>,
@@ -178,6 +180,7 @@ impl Workspace {
             contact_loads: vec![Default::default(); n],
             contact_loads_frozen: false,
             collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),
+            near_pairs: Default::default(),
             frictions: vec![Default::default(); mechanism.collisions.pairs.len()],
         }
     }
