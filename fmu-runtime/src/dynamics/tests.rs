@@ -342,3 +342,68 @@ fn line_force_pulls_toward_the_anchor() {
     let expected = tension / m - G;
     assert!((yp[8] - expected).abs() < 1e-12, "{} vs {expected}", yp[8]);
 }
+
+/// Regression for the near list of the contact loads (`contacts::NearPairs`): a workspace
+/// reused across evaluations gives the residual of a fresh one, bit for bit, after ball `b`
+/// is moved from a metre away into ball `a` (the list made at the first evaluation held no pair
+/// of them); and the contact is really there (the residual differs from the one without it).
+#[test]
+fn a_reused_workspace_sees_a_contact_that_was_far_when_its_near_list_was_made() {
+    let source = r#"
+        object a { shape sphere { diameter = 0.06 }; mass { material = billiard_ball }; contact { material = billiard_ball } }
+        object b { shape sphere { diameter = 0.06 }; mass { material = billiard_ball }; contact { material = billiard_ball } }
+        object c { shape sphere { diameter = 0.06 }; mass { material = billiard_ball }; contact { material = billiard_ball } }
+        joint ja free { from = world; to = a; position = [0, 0, 0] }
+        joint jb free { from = world; to = b; position = [1, 0, 0] }
+        joint jc free { from = world; to = c; position = [0, 1, 0] }
+    "#;
+    let spec = crate::model::load_str_with(source, "near.m3d", &[]).unwrap();
+    let scene = Scene::from_spec(&spec).unwrap();
+    let assembly = Assembly::build(&scene).unwrap();
+    let mut mechanism = Mechanism::new(&scene, &assembly);
+    mechanism.collisions = crate::assembly::CollisionSet::build(&scene, &assembly).unwrap();
+    let inputs = FlangeInputs::new(&mechanism);
+    let mut y = assemble(&mut mechanism, &inputs).unwrap();
+    let yp = vec![0.0; y.len()];
+    let mut reused = Workspace::new(&mechanism);
+    let mut far = vec![0.0; y.len()];
+    residual(&mechanism, &inputs, &mut reused, &y, &yp, &mut far);
+    // b's x from 1 m to 0.059 m: 1 mm into a.
+    let b = mechanism
+        .bodies
+        .iter()
+        .position(|body| body.name == "b")
+        .unwrap();
+    let x = mechanism.bodies[b]
+        .joint
+        .as_ref()
+        .unwrap()
+        .states
+        .unwrap()
+        .q;
+    assert_eq!(y[x], 1.0);
+    y[x] = 0.059;
+    let (mut with_reused, mut with_fresh, mut without) =
+        (vec![0.0; y.len()], vec![0.0; y.len()], vec![0.0; y.len()]);
+    residual(&mechanism, &inputs, &mut reused, &y, &yp, &mut with_reused);
+    residual(
+        &mechanism,
+        &inputs,
+        &mut Workspace::new(&mechanism),
+        &y,
+        &yp,
+        &mut with_fresh,
+    );
+    assert_eq!(with_reused, with_fresh);
+    let mut apart = mechanism.clone();
+    apart.collisions.pairs.clear();
+    residual(
+        &apart,
+        &inputs,
+        &mut Workspace::new(&apart),
+        &y,
+        &yp,
+        &mut without,
+    );
+    assert_ne!(with_fresh, without);
+}
