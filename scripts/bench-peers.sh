@@ -4,6 +4,10 @@
 # prints one table per scene. Options go to compare.py, e.g.
 #
 #   bash scripts/bench-peers.sh --scenes rolling_ball --repeat 1
+#
+# The scale scenes run only when named (minutes; docs/benchmarks.md, "Many bodies"):
+#
+#   bash scripts/bench-peers.sh --scenes pour chain --pour-sizes 27,100,1000 --pour-stop 0.12
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

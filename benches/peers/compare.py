@@ -17,10 +17,12 @@ and its limits are described in docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -381,7 +383,11 @@ def mujoco_xml(scene: Scene, setting: dict) -> str:
             f"{mujoco_solref(scene.ball_ball.cor, setting)}/></body>"
         )
     body = "\n    ".join(geoms)
-    return f'<mujoco>\n  <option {option}/>\n  <worldbody>\n    {body}\n  </worldbody>\n</mujoco>'
+    # The arena for contacts and constraints, where the setting sizes it (MuJoCo's own estimate
+    # fails to allocate for 10 000 balls).
+    size = f'\n  <size memory="{setting["memory"]}"/>' if "memory" in setting else ""
+    return (f'<mujoco>\n  <option {option}/>{size}\n  <worldbody>\n    {body}\n  </worldbody>'
+            "\n</mujoco>")
 
 
 class MujocoWorld:
@@ -744,20 +750,354 @@ def billiard16_scene(workdir: Path, stop: float, repeat: int, engines: list[str]
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# Scale: balls poured into a box, a chain of links
+
+
+def run_child(command: list[str], stdout: Path, stderr: Path, timeout: float | None = None):
+    """Runs `command` with its output in files; returns its exit code (None if it was stopped
+    after `timeout` seconds), wall and CPU time [s] and peak resident memory [bytes].
+
+    The peak comes from GNU time (`/usr/bin/time -f %M`) between this process and the command:
+    the ru_maxrss that os.wait4 or getrusage report for a direct child starts from this
+    interpreter's own peak (Linux keeps it across the child's exec), some 30 MB."""
+    if not Path("/usr/bin/time").exists():
+        sys.exit("error: /usr/bin/time (GNU time, Debian package `time`) is needed for the peak "
+                 "memory")
+    peak = stdout.with_suffix(".maxrss")
+    command = ["/usr/bin/time", "-f", "%M", "-o", str(peak)] + command
+    with stdout.open("w") as out, stderr.open("w") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=out, stderr=err, start_new_session=True)
+        stopped = False
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG if timeout else 0)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                os.killpg(child.pid, signal.SIGKILL)  # GNU time and the command
+                stopped = True
+                _, status, usage = os.wait4(child.pid, 0)
+                break
+            time.sleep(0.05)
+        wall = time.perf_counter() - start
+    child.returncode = None if stopped else os.waitstatus_to_exitcode(status)
+    # The last line: GNU time writes "Command exited with non-zero status" before it.
+    lines = peak.read_text().split() if peak.exists() else []
+    memory = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else math.nan
+    return child.returncode, wall, usage.ru_utime + usage.ru_stime, memory
+
+
+def grid(n: int) -> tuple[int, int, int]:
+    """nx, ny, nz with nx = nz and nx · ny · nz = n, the column height ny nearest to nx."""
+    shapes = [(k, n // (k * k), k) for k in range(1, n + 1) if n % (k * k) == 0]
+    return min(shapes, key=lambda s: abs(math.log(s[1] / s[0])))
+
+
+def fit_exponent(sizes: list[float], costs: list[float]) -> float:
+    """Least-squares slope of ln cost over ln size (nan below two points)."""
+    if len(sizes) < 2:
+        return math.nan
+    return float(np.polyfit(np.log(sizes), np.log(costs), 1)[0])
+
+
+def megabytes(size: float) -> str:
+    return "?" if math.isnan(size) else f"{size / 1e6:.3g} MB"
+
+
+@dataclass
+class PourBox:
+    """The release grid and the walled box of models/pour.m3d, y up as in the model."""
+
+    nx: int
+    ny: int
+    nz: int
+    radius: float
+    pitch: float
+    h0: float
+    wall: float
+
+    @property
+    def n(self) -> int:
+        return self.nx * self.ny * self.nz
+
+    def start(self, i: int) -> list[float]:
+        """Release position of ball i (1-based), the model's `drop[i]` position."""
+        nx, nz, p = self.nx, self.nz, self.pitch
+        return [((i - 1) % nx - (nx - 1) / 2) * p,
+                self.h0 + ((i - 1) // (nx * nz)) * p,
+                (((i - 1) // nx) % nz - (nz - 1) / 2) * p]
+
+    def boxes(self) -> list[tuple[list[float], list[float]]]:
+        """(centre, lengths) of the floor and the four walls."""
+        x, z, w = self.nx * self.pitch, self.nz * self.pitch, self.wall
+        height = self.ny * self.pitch + self.h0
+        return [
+            ([0, -w / 2, 0], [x + 2 * w, w, z + 2 * w]),
+            ([-(x + w) / 2, height / 2, 0], [w, height, z + 2 * w]),
+            ([(x + w) / 2, height / 2, 0], [w, height, z + 2 * w]),
+            ([0, height / 2, -(z + w) / 2], [x, height, w]),
+            ([0, height / 2, (z + w) / 2], [x, height, w]),
+        ]
+
+    def sanity(self, positions: np.ndarray, up: int) -> tuple[float, int]:
+        """Mean height of the ball centres above the floor [m], and how many balls are not in
+        the box: centre below the floor's surface, or beyond a wall's inner face (1 mm)."""
+        horizontal = [axis for axis in range(3) if axis != up]
+        halves = [self.nx * self.pitch / 2, self.nz * self.pitch / 2]
+        outside = 0
+        for q in positions:
+            inside = all(abs(q[a]) <= h + 1e-3 for a, h in zip(horizontal, halves))
+            outside += not (inside and q[up] > 0)
+        return float(positions[:, up].mean()), outside
+
+
+def mujoco_pour_setting(n: int) -> dict:
+    """MuJoCo on the pour of n balls: a 1 ms step, its default pyramidal cone, the restitution
+    mapped onto solref with a 10 ms time constant (the damping ratio of cor 0.7 is 0.11). At this
+    step, with 2 ms 8 balls blew up at their first impact on the floor, with 4 ms 100 balls
+    gained energy and flew out of the box; with 10 ms their mean height settles. The arena grows
+    with n (50 KB a ball, at least 64 MB)."""
+    return {"option": {"timestep": 1e-3}, "timeconst": 0.01, "memory": f"{max(64, n // 20)}M"}
+
+
+def mujoco_child(xml: Path, stop: float, repeat: int, positions: Path) -> None:
+    """Runs in a process of its own, so its peak memory is MuJoCo's on this scene alone:
+    `repeat` timed runs of the stepping from the release (the world built outside the clock);
+    prints the median wall and CPU times, MuJoCo's own buffers and warnings as JSON, saves the
+    balls' final positions."""
+    import mujoco
+
+    model = mujoco.MjModel.from_xml_path(str(xml))
+    data = mujoco.MjData(model)
+    steps = int(round(stop / model.opt.timestep))
+
+    def once() -> tuple[float, float]:
+        mujoco.mj_resetData(model, data)
+        mujoco.mj_forward(model, data)
+        return timed(lambda: mujoco.mj_step(model, data, nstep=steps))
+
+    wall, cpu = median_times(once, repeat)
+    bodies = [model.body(f"s{i}").id for i in range(model.nbody - 1)]
+    np.save(positions, data.xpos[bodies])
+    warnings = {mujoco.mjtWarning(i).name: int(w.number) for i, w in enumerate(data.warning)
+                if w.number}
+    print(json.dumps({"wall": wall, "cpu": cpu, "steps": steps, "warnings": warnings,
+                      "buffers": model.nbuffer + data.nbuffer, "ncon": int(data.ncon)}))
+
+
+def pour_fmu3d(workdir: Path, box: PourBox, stop: float, repeat: int) -> dict:
+    """`fmu3d simulate models/pour.m3d --param nx=… …` for `stop` simulated seconds: median wall
+    (as the command reports it) and CPU time (whole process), the statistics of the last run,
+    peak memory, and the sanity figures on the last output row; or the refusal."""
+    csv = workdir / f"pour_{box.n}.csv"
+    command = [str(fmu3d_executable()), "simulate", str(REPO / "models" / "pour.m3d"),
+               "--stop-time", str(stop), "-o", str(csv)]
+    for name, value in (("nx", box.nx), ("ny", box.ny), ("nz", box.nz)):
+        command += ["--param", f"{name}={value}"]
+    out, err = workdir / "fmu3d.out", workdir / "fmu3d.err"
+    runs = []
+    for _ in range(repeat):
+        code, wall, cpu, memory = run_child(command, out, err)
+        text = err.read_text()
+        if code != 0:
+            lines = [line for line in text.splitlines() if line.strip()]
+            return {"refused": lines[-1] if lines else f"exit code {code}", "memory": memory}
+        match = STATS.search(text)
+        if not match:
+            sys.exit(f"error: no statistics line in the output of fmu3d:\n{text}")
+        stats = {k: float(v) for k, v in match.groupdict().items() if v is not None}
+        runs.append((stats["wall"], cpu, memory))
+    data = np.genfromtxt(csv, delimiter=",", names=True, deletechars="")
+    end = np.array([[data[f"ball[{i}].r[{k}]"][-1] for k in (1, 2, 3)]
+                    for i in range(1, box.n + 1)])
+    height, outside = box.sanity(end, up=1)
+    return {"wall": statistics.median(r[0] for r in runs),
+            "cpu": statistics.median(r[1] for r in runs),
+            "memory": max(r[2] for r in runs), "stats": stats,
+            "height": height, "outside": outside}
+
+
+def pour_mujoco(workdir: Path, box: PourBox, mass: float, stop: float, repeat: int,
+                timeout: float) -> dict:
+    """The same scene in MuJoCo (z up), in a child process (`mujoco_child`), stopped after
+    `timeout` seconds."""
+    pairs = shipped_pairs()
+    scene = Scene(
+        spheres=[Sphere(box.radius, mass, from_y_up(box.start(i)), np.zeros(3))
+                 for i in range(1, box.n + 1)],
+        boxes=[Box(list(from_y_up(c)), list(np.abs(from_y_up(lengths)) / 2), "dry_wood")
+               for c, lengths in box.boxes()],
+        ball_ball=pairs[frozenset(("steel",))],
+        ball_box={"dry_wood": pairs[frozenset(("steel", "dry_wood"))]},
+    )
+    xml = workdir / f"pour_{box.n}.xml"
+    xml.write_text(mujoco_xml(scene, mujoco_pour_setting(box.n)))
+    positions = workdir / f"pour_{box.n}.npy"
+    out, err = workdir / "mujoco.out", workdir / "mujoco.err"
+    command = [sys.executable, __file__, "--mujoco-child", str(xml), str(stop), str(repeat),
+               str(positions)]
+    code, wall, _, memory = run_child(command, out, err, timeout)
+    if code is None:
+        return {"stopped": wall, "memory": memory}
+    if code != 0:
+        sys.exit(f"error: the MuJoCo run failed:\n{err.read_text()}")
+    result = json.loads(out.read_text())
+    height, outside = box.sanity(np.load(positions), up=2)
+    return {**result, "memory": memory, "height": height, "outside": outside}
+
+
+def pour_scene(workdir: Path, sizes: list[int], stops: list[float], repeat: int,
+               mujoco_timeout: float | None) -> str:
+    """Cost and memory against the number of balls N, fmu3d beside MuJoCo at 1 ms (without
+    `mujoco_timeout`, fmu3d alone). The parameters and a ball's mass come from `fmu3d check` on
+    the shipped model (2 × 2 × 2)."""
+    checked = check_model(REPO / "models" / "pour.m3d")
+    p = checked.parameters
+    mass = checked.masses["ball[1]"]
+    headers = ["N (nx×ny×nz)", "states", "window [s]", "fmu3d wall / sim. s [s]",
+               "fmu3d CPU / sim. s [s]", "steps", "residual evals (+for Jacobians)", "Jacobians",
+               "fmu3d peak memory", "MuJoCo 1 ms wall / sim. s [s]", "MuJoCo CPU / sim. s [s]",
+               "MuJoCo process peak (its buffers)", "mean height at the end [mm] fmu3d / MuJoCo",
+               "balls out of the box fmu3d / MuJoCo"]
+    rows, fits = [], {"fmu3d CPU": [], "fmu3d memory": [], "MuJoCo CPU": [], "MuJoCo memory": []}
+    for n, stop in zip(sizes, stops):
+        box = PourBox(*grid(n), p["R"], p["p"], p["h0"], p["wall"])
+        fmu = pour_fmu3d(workdir, box, stop, repeat)
+        peer = None
+        if mujoco_timeout:
+            peer = pour_mujoco(workdir, box, mass, stop, repeat, mujoco_timeout)
+        shape = f"{n} ({box.nx}×{box.ny}×{box.nz})"
+        if "refused" in fmu:
+            row = [shape, "–", f"{stop:g}", f"refused: {fmu['refused']}", "", "", "", "",
+                   megabytes(fmu["memory"])]
+        else:
+            s = fmu["stats"]
+            row = [shape, str(int(s["states"])), f"{stop:g}", f"{fmu['wall'] / stop:.3g}",
+                   f"{fmu['cpu'] / stop:.3g}", str(int(s["steps"])),
+                   f"{int(s['res'])} (+{int(s['jac_res'])})", str(int(s["jac"])),
+                   megabytes(fmu["memory"])]
+            fits["fmu3d CPU"].append((n, fmu["cpu"] / stop))
+            fits["fmu3d memory"].append((n, fmu["memory"]))
+        if peer is None:
+            row += ["–", "–", "–"]
+        elif "stopped" in peer:
+            row += [f"not done in {peer['stopped']:.0f} s (stopped)", "", megabytes(peer["memory"])]
+        else:
+            warnings = ", ".join(f"{k} ×{v}" for k, v in peer["warnings"].items())
+            row += [f"{peer['wall'] / stop:.3g}", f"{peer['cpu'] / stop:.3g}",
+                    f"{megabytes(peer['memory'])} ({megabytes(peer['buffers'])})"
+                    + (f"; warnings: {warnings}" if warnings else "")]
+            fits["MuJoCo CPU"].append((n, peer["cpu"] / stop))
+            fits["MuJoCo memory"].append((n, peer["memory"]))
+        heights = [f"{r['height'] * 1e3:.1f}" if r and "height" in r else "–"
+                   for r in (fmu, peer)]
+        outside = [str(r["outside"]) if r and "outside" in r else "–" for r in (fmu, peer)]
+        rows.append(row + [" / ".join(heights), " / ".join(outside)])
+        print(f"pour: N = {n} done", file=sys.stderr, flush=True)
+    exponents = "; ".join(
+        f"{name} ∝ N^{fit_exponent(*zip(*points)):.2f}" for name, points in fits.items()
+        if len(points) >= 2
+    ) or "none (fewer than two sizes)"
+    return (
+        f"pour: steel balls (R = {p['R']} m, m = {mass:.4f} kg) released on a grid of pitch "
+        f"{p['p']} m, lowest row {p['h0']} m above the floor of a walled dry-wood box; MuJoCo at "
+        f"a 1 ms step, solref from cor with a 10 ms time constant; median of {repeat}\n"
+        + format_table(headers, rows)
+        + f"\nfitted exponents (least squares on ln–ln over the sizes run): {exponents}"
+    )
+
+
+def chain_scene(workdir: Path, sizes: list[int], stop: float, repeat: int) -> str:
+    """`fmu3d simulate models/chain.m3d --param N=…` at the model's settings: cost per simulated
+    second and residual evaluations per step against N (the Jacobians' share grows with N)."""
+    headers = ["N", "states", "wall / sim. s [ms]", "CPU / sim. s [ms]", "peak memory", "steps",
+               "residual evals (+for Jacobians)", "Jacobians", "residual evals per step"]
+    rows, cpu, per_step = [], [], []
+    out, err = workdir / "chain.out", workdir / "chain.err"
+    for n in sizes:
+        command = [str(fmu3d_executable()), "simulate", str(REPO / "models" / "chain.m3d"),
+                   "--param", f"N={n}", "--stop-time", str(stop), "-o",
+                   str(workdir / "chain.csv")]
+        runs = []
+        for _ in range(repeat):
+            code, _, process_cpu, memory = run_child(command, out, err)
+            match = STATS.search(err.read_text())
+            if code != 0 or not match:
+                sys.exit(f"error: fmu3d failed on the chain:\n{err.read_text()}")
+            s = {k: float(v) for k, v in match.groupdict().items() if v is not None}
+            runs.append((s["wall"], process_cpu, memory))
+        wall = statistics.median(r[0] for r in runs)
+        cpu_time = statistics.median(r[1] for r in runs)
+        evaluations = (s["res"] + s["jac_res"]) / s["steps"]
+        cpu.append(cpu_time / stop)
+        per_step.append(evaluations)
+        rows.append([str(n), str(int(s["states"])), f"{wall / stop * 1e3:.3g}",
+                     f"{cpu_time / stop * 1e3:.3g}", megabytes(max(r[2] for r in runs)),
+                     str(int(s["steps"])), f"{int(s['res'])} (+{int(s['jac_res'])})",
+                     str(int(s["jac"])), f"{evaluations:.2f}"])
+    # The process's start (some ms of CPU) dominates the smallest chains: a second fit without.
+    large = list(zip(*[(n, c) for n, c in zip(sizes, cpu) if n >= 8])) or [[], []]
+    return (
+        f"chain ({stop:g} s simulated, the model's tolerance): fmu3d alone, median of {repeat}\n"
+        + format_table(headers, rows)
+        + f"\nfitted exponents: CPU per simulated second ∝ N^{fit_exponent(sizes, cpu):.2f} "
+        f"(N ≥ 8: N^{fit_exponent(*large):.2f}), residual evaluations per step ∝ "
+        f"N^{fit_exponent(sizes, per_step):.2f}"
+    )
+
+
 SCENES = {"rolling_ball": rolling_ball_scene, "billiard16": billiard16_scene}
+# Run only when asked for (`--scenes pour chain`): minutes each.
+SCALE_SCENES = ("pour", "chain")
+
+
+def numbers(text: str, kind):
+    """A comma-separated list of numbers."""
+    return [kind(item) for item in text.split(",") if item.strip()]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenes", nargs="+", default=list(SCENES), choices=list(SCENES))
+    parser.add_argument("--scenes", nargs="+", default=list(SCENES),
+                        choices=list(SCENES) + list(SCALE_SCENES))
     parser.add_argument("--engines", nargs="+", default=list(PEERS), choices=list(PEERS),
-                        help="peers to run besides fmu3d")
-    parser.add_argument("--stop-time", type=float, default=5.0, help="simulated time [s]")
+                        help="peers to run besides fmu3d (the pour: MuJoCo only)")
+    parser.add_argument("--stop-time", type=float, default=5.0,
+                        help="simulated time of rolling_ball and billiard16 [s]")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (median reported)")
+    parser.add_argument("--pour-sizes", default="27,100,1000",
+                        help="numbers of balls N of the pour, comma-separated")
+    parser.add_argument("--pour-stop", default="0.15",
+                        help="simulated time of the pour [s]: one value, or one per size")
+    parser.add_argument("--mujoco-timeout", type=float, default=300.0,
+                        help="a MuJoCo run of the pour is stopped after this many seconds")
+    parser.add_argument("--chain-sizes", default="2,4,8,16,32,64", help="links N of the chain")
+    parser.add_argument("--chain-stop", type=float, default=1.0,
+                        help="simulated time of the chain [s]")
+    # Internal: the MuJoCo run of one pour size, in a process of its own (see mujoco_child).
+    parser.add_argument("--mujoco-child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.mujoco_child:
+        xml, stop, repeat, positions = args.mujoco_child
+        mujoco_child(Path(xml), float(stop), int(repeat), Path(positions))
+        return
     with tempfile.TemporaryDirectory(prefix="fmu3d-peers-") as workdir:
         for scene in args.scenes:
-            print(SCENES[scene](Path(workdir), args.stop_time, args.repeat, args.engines))
+            if scene == "pour":
+                sizes, stops = numbers(args.pour_sizes, int), numbers(args.pour_stop, float)
+                if len(stops) == 1:
+                    stops *= len(sizes)
+                if len(stops) != len(sizes):
+                    sys.exit("error: --pour-stop needs one value, or one per --pour-sizes")
+                timeout = args.mujoco_timeout if "mujoco" in args.engines else None
+                text = pour_scene(Path(workdir), sizes, stops, args.repeat, timeout)
+            elif scene == "chain":
+                text = chain_scene(Path(workdir), numbers(args.chain_sizes, int),
+                                   args.chain_stop, args.repeat)
+            else:
+                text = SCENES[scene](Path(workdir), args.stop_time, args.repeat, args.engines)
+            print(text)
             print(flush=True)
 
 
