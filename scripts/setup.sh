@@ -9,6 +9,7 @@
 #                                    # (tests/python/requirements.txt: fmpy, libcosimpy, pytest, numpy)
 #                                    # and the fmi-sim command (crates.io) into .tools/bin
 #                                    # and fmu3d-sweep (sweep/: dask, pandas, pyarrow, matplotlib)
+#                                    # and chromium (the viewer's browser tests)
 #   bash scripts/setup.sh --peers    # and .venv with the peers of the contact benchmark
 #                                    # (benches/peers/requirements.txt: mujoco, pybullet)
 set -euo pipefail
@@ -53,11 +54,15 @@ need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 has_libclang || need_apt+=(libclang-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+# node and npm bundle the page script of `fmu3d view` (viewer/, scripts/build.sh).
+command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 # readelf, nm and objdump for the checks of the FMU's shared library.
 if $python; then
   command -v readelf >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 \
     && command -v objdump >/dev/null 2>&1 || need_apt+=(binutils)
   command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+  # Headless Chromium for the browser tests of `fmu3d view` (tests/python/test_viewer.py).
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fi
 command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -24,6 +24,10 @@ pub enum Command {
     Build(BuildArgs),
     /// Write an SSP 1.0 system: the model's FMU, other FMUs, their connections and parameters.
     Ssp(SspArgs),
+    /// Write one self-contained HTML page that plays an animation (.glb) in a browser.
+    View(ViewArgs),
+    /// Plot columns of a result CSV into a PNG, with the model's units on the axes.
+    Plot(PlotArgs),
 }
 
 #[derive(Debug, Args)]
@@ -97,4 +101,52 @@ pub struct SspArgs {
     /// Where to write the SSP (default: `<model name>.ssp` in the current folder).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// The animation: a glTF 2.0 binary (.glb), e.g. from `fmu3d simulate … --animation`.
+    pub animation: PathBuf,
+    /// Where to write the page (default: `<animation name>.html` in the current folder).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// A result CSV of the same run (`fmu3d simulate`) whose columns `--plot` shows.
+    #[arg(long, value_name = "RESULT.csv")]
+    pub csv: Option<PathBuf>,
+    /// Columns of the CSV to plot under the animation, with a cursor at the current time.
+    #[arg(long, value_name = "VAR", num_args = 1.., requires = "csv")]
+    pub plot: Vec<String>,
+    #[command(flatten)]
+    pub units: UnitsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The result CSV (`fmu3d simulate`, or fmpy's layout: `time` first).
+    pub csv: PathBuf,
+    /// The columns to plot against time; columns of different units go into panels of their own.
+    #[arg(required = true, value_name = "VAR")]
+    pub variables: Vec<String>,
+    /// Where to write the PNG (default: `<csv name>.png` in the current folder).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Width of the image in pixels.
+    #[arg(long, default_value_t = 1000)]
+    pub width: u32,
+    /// Height of the image in pixels.
+    #[arg(long, default_value_t = 600)]
+    pub height: u32,
+    #[command(flatten)]
+    pub units: UnitsArgs,
+}
+
+/// Where the units of a result's columns come from.
+#[derive(Debug, Args)]
+pub struct UnitsArgs {
+    /// The model file that made the result: its variables' units label the axes.
+    #[arg(long, value_name = "MODEL.m3d", conflicts_with = "fmu")]
+    pub model: Option<PathBuf>,
+    /// The FMU that made the result: the units of its modelDescription.xml label the axes.
+    #[arg(long, value_name = "MODEL.fmu")]
+    pub fmu: Option<PathBuf>,
 }

@@ -3,7 +3,8 @@
 //!
 //! `fmu3d build` goes through one module per stage: [`model_description`] (the XML, with
 //! [`units`] for the unit definitions), [`documentation`] (the HTML page) and [`fmu_archive`]
-//! (the zip, written atomically).
+//! (the zip, written atomically). [`view`] writes the page that plays an animation, [`plot`] a
+//! PNG of result columns ([`results`] reads the CSV and finds the columns' units).
 
 mod build;
 mod check;
@@ -13,9 +14,12 @@ mod fmu_archive;
 mod fmu_host;
 mod input_table;
 mod model_description;
+mod plot;
+mod results;
 mod simulate;
 mod ssp;
 mod units;
+mod view;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -28,6 +32,8 @@ fn main() -> ExitCode {
         cli::Command::Simulate(args) => simulate::run(&args),
         cli::Command::Build(args) => build::run(&args),
         cli::Command::Ssp(args) => ssp::run(&args),
+        cli::Command::View(args) => view::run(&args),
+        cli::Command::Plot(args) => plot::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
