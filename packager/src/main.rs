@@ -1,10 +1,12 @@
 //! `fmu3d`: check a model file, simulate it, build an FMI 2.0 Co-Simulation FMU from it, and
-//! put that FMU with others into an SSP 1.0 system ([`ssp`]).
+//! put that FMU with others into an SSP 1.0 system ([`ssp`]), and animate results as glTF
+//! ([`animation`]).
 //!
 //! `fmu3d build` goes through one module per stage: [`model_description`] (the XML, with
 //! [`units`] for the unit definitions), [`documentation`] (the HTML page) and [`fmu_archive`]
 //! (the zip, written atomically).
 
+mod animation;
 mod build;
 mod check;
 mod cli;
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         cli::Command::Simulate(args) => simulate::run(&args),
         cli::Command::Build(args) => build::run(&args),
         cli::Command::Ssp(args) => ssp::run(&args),
+        cli::Command::Animate(args) => animation::animate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
