@@ -24,10 +24,25 @@ pub enum Command {
     Build(BuildArgs),
     /// Write an SSP 1.0 system: the model's FMU, other FMUs, their connections and parameters.
     Ssp(SspArgs),
+    /// Turn a result CSV of any importer into an animated glTF 2.0 binary (.glb).
+    Animate(AnimateArgs),
     /// Write one self-contained HTML page that plays an animation (.glb) in a browser.
     View(ViewArgs),
     /// Plot columns of a result CSV into a PNG, with the model's units on the axes.
     Plot(PlotArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnimateArgs {
+    /// The result: a CSV with a `time` column and the pose columns `BODY.r[1..3]`,
+    /// `BODY.Q[1..4]` of every moving body (fmpy, OpenModelica, Dymola, `fmu3d simulate`).
+    pub result: PathBuf,
+    /// The FMU that made the result (its `resources/visual.json` describes the shapes).
+    #[arg(long, value_name = "MODEL.fmu")]
+    pub fmu: PathBuf,
+    /// Where to write the animation (default: the result's name with `.glb`).
+    #[arg(short = 'o', long, value_name = "OUT.glb")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -37,6 +52,10 @@ pub struct BuildArgs {
     /// Where to write the FMU (default: `<model name>.fmu` in the current folder).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+    /// Make every moving body's pose an output (`BODY.r[1..3]`, `BODY.Q[1..4]`, with `v` and
+    /// `w`), so that `fmu3d animate` can animate any importer's result.
+    #[arg(long)]
+    pub animation_outputs: bool,
 }
 
 #[derive(Debug, Args)]
@@ -68,6 +87,9 @@ pub struct SimulateArgs {
     /// input, by name; a time given twice is a jump), interpolated linearly between its rows.
     #[arg(long, value_name = "INPUTS.csv")]
     pub input: Option<PathBuf>,
+    /// Also write the motion as an animated glTF 2.0 binary (.glb).
+    #[arg(long, value_name = "OUT.glb")]
+    pub animation: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

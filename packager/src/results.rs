@@ -93,7 +93,7 @@ impl Results {
 /// none; a dimensionless variable has the unit `1` or none).
 pub fn units(args: &UnitsArgs) -> Result<HashMap<String, String>, String> {
     if let Some(model) = &args.model {
-        let sim = crate::build::start_simulation(model)?;
+        let sim = crate::build::start_simulation(model, true)?;
         Ok(sim
             .variables
             .variables

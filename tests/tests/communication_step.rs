@@ -38,6 +38,7 @@ fn same_at_every_step(model: &str, stop: f64, integrator_tolerance: Option<f64>,
     let options = SimulationOptions {
         tolerance: Some(integrator_tolerance),
         max_step: Some(REFERENCE_STEP),
+        ..SimulationOptions::default()
     };
     let reference = simulate_with(spec.clone(), options, stop, REFERENCE_STEP);
     let (reference_starts, reference_outputs) = final_state(&reference);
