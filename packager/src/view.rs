@@ -202,9 +202,10 @@ body {{ display: flex; flex-direction: column; }}
 #controls button {{ min-width: 5em; }}
 #slider {{ flex: 1 1 auto; }}
 #clock {{ font-variant-numeric: tabular-nums; white-space: nowrap; }}
-#plotpane {{ flex: 0 0 30%; display: flex; flex-direction: column; background: #fff; border-top: 1px solid #ddd; }}
+#plotpane {{ flex: 0 0 32%; min-height: 0; display: flex; flex-direction: column; background: #fff; border-top: 1px solid #ddd; }}
 #legend {{ display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 4px 10px 0 64px; }}
-#plot {{ flex: 1 1 auto; width: 100%; min-height: 0; cursor: crosshair; }}
+#plotbox {{ position: relative; flex: 1 1 0; min-height: 0; }}
+#plot {{ position: absolute; left: 0; top: 0; width: 100%; height: 100%; cursor: crosshair; }}
 </style>
 </head>
 <body>
@@ -218,7 +219,7 @@ body {{ display: flex; flex-direction: column; }}
 <option value="1" selected>1×</option><option value="2">2×</option><option value="4">4×</option>
 </select></label>
 </div>
-<div id="plotpane" hidden><div id="legend"></div><canvas id="plot"></canvas></div>
+<div id="plotpane" hidden><div id="legend"></div><div id="plotbox"><canvas id="plot"></canvas></div></div>
 <script type="application/json" id="fmu3d-data">{data}</script>
 <script>{script}</script>
 </body>

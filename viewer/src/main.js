@@ -8,7 +8,7 @@
 //   <html data-state="ready" data-time="T"> once the frame of time T is on the screen;
 //   window.fmu3d.show(t) (a Promise, resolved once that frame is drawn), .play(), .pause(),
 //   .duration, .bodies() (node names), .screenBox(name) (the body's rectangle on the screen,
-//   in CSS pixels of the page).
+//   in CSS pixels of the page), .matrix(name) (its pose in the world, 16 numbers).
 
 import * as THREE from "three";
 import { GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js";
@@ -104,8 +104,32 @@ function frameCamera() {
   if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
   const center = box.getCenter(new THREE.Vector3());
   const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 1e-3);
-  const distance = radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
   const direction = new THREE.Vector3(0.9, 0.8, 1.3).normalize();
+  // From the bounding sphere's distance closer, until the box's corners fill 85 % of the view.
+  let distance = radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
+  const corner = new THREE.Vector3();
+  for (let iteration = 0; iteration < 4; iteration++) {
+    camera.position.copy(center).addScaledVector(direction, distance);
+    camera.near = distance / 100;
+    camera.far = distance * 100;
+    camera.lookAt(center);
+    camera.updateMatrixWorld(true);
+    camera.updateProjectionMatrix();
+    let extent = 0;
+    for (let i = 0; i < 8; i++) {
+      corner.set(
+        i & 1 ? box.max.x : box.min.x,
+        i & 2 ? box.max.y : box.min.y,
+        i & 4 ? box.max.z : box.min.z
+      );
+      const toCorner = corner.clone().sub(camera.position).dot(direction.clone().negate());
+      if (toCorner <= camera.near) extent = Infinity;
+      corner.project(camera);
+      extent = Math.max(extent, Math.abs(corner.x), Math.abs(corner.y));
+    }
+    if (!Number.isFinite(extent)) break;
+    distance *= Math.min(Math.max(extent / 0.85, 0.5), 2);
+  }
   camera.position.copy(center).addScaledVector(direction, distance);
   camera.near = distance / 100;
   camera.far = distance * 100;
@@ -387,6 +411,12 @@ window.fmu3d = {
   },
   bodies: () => [...bodies.keys()],
   screenBox,
+  matrix: (name) => {
+    const object = bodies.get(name);
+    if (!object) return null;
+    object.updateWorldMatrix(true, false);
+    return object.matrixWorld.toArray();
+  },
 };
 
 function start(loaded) {
