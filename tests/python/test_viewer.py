@@ -254,11 +254,11 @@ def poses(browser):
 
 
 @needs_chromium
-@pytest.mark.parametrize("model, t, plot", [
-    ("billiard16", 0.6, []),
-    ("fourbar", 0.5, ["rev1.phi", "rev1.w"]),
+@pytest.mark.parametrize("model, t, plot, hover", [
+    ("billiard16", 0.6, [], "cue"),
+    ("fourbar", 0.5, ["rev1.phi", "rev1.w"], None),
 ])
-def test_the_readme_pictures_of_real_runs(model, t, plot, tmp_path):
+def test_the_readme_pictures_of_real_runs(model, t, plot, hover, tmp_path):
     """`fmu3d simulate --animation`, `fmu3d view`, a browser: the README's pictures
     (docs/images/MODEL.png, at time t), written anew by every run."""
     if not animation_available():
@@ -281,6 +281,14 @@ def test_the_readme_pictures_of_real_runs(model, t, plot, tmp_path):
         after = poses(browser)
         view = json.loads(browser.evaluate(
             "JSON.stringify(document.getElementById('view').getBoundingClientRect())"))
+        if hover:
+            # The pointer on a body's shape names the body (the node the animation moves).
+            box = after[hover][1]
+            browser.move_mouse(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            browser.wait_for(f"document.getElementById('tooltip').textContent === '{hover}'",
+                             timeout=10)
+            browser.move_mouse(1, 1)
+            browser.wait_for("document.getElementById('tooltip').hidden", timeout=10)
         assert browser.errors() == []
     # The 3D view (the controls below it show the time, which changed).
     first, second = (region(image, view, margin=0) for image in (first, second))

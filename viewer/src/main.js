@@ -185,15 +185,27 @@ const tooltip = $("tooltip");
 const raycaster = new THREE.Raycaster();
 const pointer = new THREE.Vector2();
 
+// The name to show for a mesh: that of the nearest node above it that the animation moves (the
+// body, when its shapes are child nodes), else that of the nearest named node.
 function nodeName(object) {
+  const animated = new Set();
+  for (const animation of gltf.parser.json.animations || []) {
+    for (const channel of animation.channels || []) {
+      if (channel.target && channel.target.node !== undefined) animated.add(channel.target.node);
+    }
+  }
+  let nearest = null;
   for (let o = object; o; o = o.parent) {
     const association = gltf.parser.associations.get(o);
     if (association && association.nodes !== undefined) {
       const node = gltf.parser.json.nodes[association.nodes];
-      if (node && node.name) return node.name;
+      if (node && node.name) {
+        if (animated.has(association.nodes)) return node.name;
+        if (nearest === null) nearest = node.name;
+      }
     }
   }
-  return null;
+  return nearest;
 }
 
 renderer.domElement.addEventListener("pointermove", (event) => {
