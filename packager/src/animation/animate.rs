@@ -143,6 +143,19 @@ mod tests {
     }
 
     #[test]
+    fn pose_columns_under_an_instance_name_are_found() {
+        let plain = "time,b.r[1],b.r[2],b.r[3],b.Q[1],b.Q[2],b.Q[3],b.Q[4]\n0,1,2,3,0,0,0,1\n";
+        let wrapped = plain.replace(",b.", ",dp.b.");
+        assert_eq!(
+            track_from_csv(&wrapped, &visual(), "r.csv"),
+            track_from_csv(plain, &visual(), "r.csv")
+        );
+        let twice = "time,x.b.r[1],y.b.r[1]\n0,1,2\n";
+        let e = track_from_csv(twice, &visual(), "r.csv").unwrap_err();
+        assert!(e.contains("both `x.b.r[1]` and `y.b.r[1]`"), "{e}");
+    }
+
+    #[test]
     fn a_missing_pose_column_is_named() {
         let e = track_from_csv("time,b.r[1]\n0,1\n", &visual(), "r.csv").unwrap_err();
         assert!(

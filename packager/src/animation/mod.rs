@@ -96,16 +96,46 @@ pub fn pose_columns(
         .map(|body| {
             let mut columns = [0; 7];
             for (column, name) in columns.iter_mut().zip(pose_variables(&body.name)) {
-                *column = names.iter().position(|n| *n == name).ok_or_else(|| {
-                    format!(
+                *column = find_column(names, &name).map_err(|found| match found {
+                    Found::None => format!(
                         "{source}: there is no column `{name}` (the pose of body `{}`): {help}",
                         body.name
-                    )
+                    ),
+                    Found::Many(a, b) => format!(
+                        "{source}: both `{a}` and `{b}` could be `{name}` (the pose of body \
+                         `{}`): write a result of one instance of the FMU only",
+                        body.name
+                    ),
                 })?;
             }
             Ok(columns)
         })
         .collect()
+}
+
+/// Why a column was not found.
+enum Found {
+    None,
+    /// Two columns end with the name.
+    Many(String, String),
+}
+
+/// The column `name`, or else the one column `PREFIX.name`: an importer that wraps the FMU in
+/// an instance (OpenModelica, Dymola, OMSimulator) puts the instance's name in front.
+fn find_column(names: &[String], name: &str) -> Result<usize, Found> {
+    if let Some(index) = names.iter().position(|n| n == name) {
+        return Ok(index);
+    }
+    let suffix = format!(".{name}");
+    let mut matches = names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.ends_with(&suffix));
+    match (matches.next(), matches.next()) {
+        (Some((index, _)), None) => Ok(index),
+        (Some((_, a)), Some((_, b))) => Err(Found::Many(a.clone(), b.clone())),
+        (None, _) => Err(Found::None),
+    }
 }
 
 /// Writes the animation of `visual` moving along `track` to `path`.
