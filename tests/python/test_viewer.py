@@ -23,7 +23,7 @@ import pytest
 from PIL import Image
 
 from browser import CHROMIUM, Browser
-from conftest import FMU3D, MODELS, REPOSITORY, fmu3d
+from conftest import FMU3D, MODELS, REPOSITORY, fmu3d, installed_tool
 from gltf_boxes import write_boxes
 
 needs_chromium = pytest.mark.skipif(
@@ -32,6 +32,9 @@ needs_chromium = pytest.mark.skipif(
 )
 
 IMAGES = REPOSITORY / "docs" / "images"
+#: The Khronos glTF validator (`bash scripts/setup.sh --python` installs it, see test_animation.py).
+VALIDATOR = REPOSITORY / ".tools" / "gltf-validator" / "node_modules" / "gltf-validator" / "package.json"
+VALIDATE = REPOSITORY / "tests" / "gltf" / "validate.mjs"
 
 
 def pixels(png):
@@ -82,6 +85,16 @@ def boxes(tmp_path):
         dict(name="still", size=(0.6, 0.3, 0.6), colour=(0.2, 0.4, 0.85), translation=(0.0, 1.5, -1.0)),
     ], times)
     return path
+
+
+def test_the_test_animation_is_valid_gltf(boxes):
+    """The boxes of these tests are a glTF 2.0 file as the Khronos validator reads it (no errors,
+    no warnings), so the viewer is tested on a standard file, not on one only it understands."""
+    installed_tool(VALIDATOR)
+    run = subprocess.run(["node", str(VALIDATE), str(boxes)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    (report,) = json.loads(run.stdout)
+    assert (report["numErrors"], report["numWarnings"]) == (0, 0), report["messages"]
 
 
 def test_the_page_is_one_file_that_fetches_nothing(boxes, tmp_path):
