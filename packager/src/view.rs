@@ -163,6 +163,25 @@ fn base64(bytes: &[u8]) -> String {
     text
 }
 
+/// The script as the text of a `<script>` element, which ends at the first `</script` in any
+/// case: there it is written `<\/script`, the same text inside a JavaScript string, template or
+/// regular expression (the only places where a minified script can hold it).
+fn script_text(script: &str) -> String {
+    let mut text = String::with_capacity(script.len());
+    let mut rest = script;
+    while let Some(at) = rest.find("</") {
+        let after = &rest[at + 2..];
+        let is_end_tag = after
+            .get(..6)
+            .is_some_and(|word| word.eq_ignore_ascii_case("script"));
+        text.push_str(&rest[..at]);
+        text.push_str(if is_end_tag { "<\\/" } else { "</" });
+        rest = after;
+    }
+    text.push_str(rest);
+    text
+}
+
 /// The page: markup, style, the data (animation and plot) and the page script.
 fn page(title: &str, glb: &[u8], plot: Option<&str>) -> Result<String, String> {
     if VIEWER_JS.is_empty() {
@@ -171,8 +190,7 @@ fn page(title: &str, glb: &[u8], plot: Option<&str>) -> Result<String, String> {
                     viewer/ with npm and esbuild and builds fmu3d again"
             .into());
     }
-    // The script goes inside <script>…</script>: the text `</script` must not occur in it.
-    let script = VIEWER_JS.replace("</script", "<\\/script");
+    let script = script_text(VIEWER_JS);
     let mut data = String::from("{\"glb\":\"");
     data.push_str(&base64(glb));
     data.push('"');
@@ -252,6 +270,14 @@ mod tests {
         let mut json = String::new();
         numbers(&mut json, &[0.5, f64::NAN, -2.0, 1e-7]);
         assert_eq!(json, "[0.5,null,-2,0.0000001]");
+    }
+
+    #[test]
+    fn the_script_cannot_end_its_element_early() {
+        assert_eq!(
+            script_text(r#"a="</script>";b="</SCRIPT ";c=1</2;d="</"+"x"#),
+            r#"a="<\/script>";b="<\/SCRIPT ";c=1</2;d="</"+"x"#
+        );
     }
 
     #[test]
