@@ -322,3 +322,10 @@ def test_the_readme_pictures_of_real_runs(model, t, plot, hover, tmp_path):
     assert difference[mask].mean() > 0.01
     assert not difference[~mask].any(), np.argwhere(difference & ~mask)[:5]
     assert (~mask).mean() > 0.3, "the moving bodies cover most of the picture"
+
+
+def test_fmu3d_needs_no_font_library():
+    """The plots' font is compiled in: `fmu3d` links no fontconfig or freetype."""
+    run = subprocess.run(["readelf", "-d", str(FMU3D)], capture_output=True, text=True, check=True)
+    needed = [line for line in run.stdout.splitlines() if "(NEEDED)" in line]
+    assert needed and not [line for line in needed if "font" in line or "freetype" in line], needed
