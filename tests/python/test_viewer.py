@@ -15,6 +15,7 @@ and photographed: those screenshots are the README's (docs/images/).
 import io
 import json
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -182,6 +183,25 @@ def test_the_plot_pane_draws_the_chosen_columns_with_a_cursor(boxes, tmp_path):
         columns = np.flatnonzero(np.abs(first - second).max(axis=(0, 2)) > 8)
         assert 0 < len(columns) < 10, columns
         assert browser.errors() == []
+
+
+@needs_chromium
+def test_a_broken_animation_is_reported_on_the_page(tmp_path):
+    """A file with the glTF binary header but no valid content gets past `fmu3d view` (which
+    reads the header only) and is reported by the page: a message and the state `error`."""
+    broken = tmp_path / "broken.glb"
+    text = b'{"asset": {"version": "2.0"}, "nodes": [' + b" " * 3
+    broken.write_bytes(struct.pack("<4sII", b"glTF", 2, 20 + len(text))
+                       + struct.pack("<I4s", len(text), b"JSON") + text)
+    page = tmp_path / "broken.html"
+    fmu3d("view", broken, "-o", page)
+    with Browser() as browser:
+        browser.open(page.as_uri())
+        browser.wait_for("document.documentElement.dataset.state === 'error'")
+        message = browser.evaluate("document.getElementById('message').textContent")
+        assert message.startswith("the animation could not be read"), message
+        assert browser.evaluate("!document.getElementById('message').hidden")
+        assert any("the animation could not be read" in e for e in browser.errors())
 
 
 def test_view_refuses_what_is_not_a_gltf_binary(tmp_path):
