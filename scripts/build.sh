@@ -3,6 +3,8 @@
 #
 #   target/release/fmu3d, target/release/libfmu_runtime.so     for this machine (tests, tools)
 #   target/x86_64-unknown-linux-gnu/release/libfmu_runtime.so  linked by zig against glibc 2.17
+#   target/viewer/viewer.js     the page script of `fmu3d view` (three.js and viewer/src/main.js,
+#                               bundled by esbuild; compiled into fmu3d, so built first)
 #
 # `fmu3d build` packages the second one when it is there and not older than the first, so the
 # FMUs load on every Linux with glibc 2.17 or newer (docs/fmi.md, "The shared library").
@@ -10,6 +12,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
+echo "== the viewer's page script: npm ci (viewer/package-lock.json), esbuild"
+(
+  cd viewer
+  # npm ci only when the installed packages are not those of the lock file.
+  if ! cmp -s package-lock.json node_modules/.fmu3d-installed-lock.json; then
+    npm ci --no-audit --no-fund --loglevel=error
+    cp package-lock.json node_modules/.fmu3d-installed-lock.json
+  fi
+  npm run --silent build
+)
 cargo build --release -p fmu-runtime -p packager
 echo "== cargo zigbuild: the FMU runtime for glibc 2.17"
 # From the package's folder: zig prints its header folders relative to the working directory

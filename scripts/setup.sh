@@ -9,6 +9,8 @@
 #                                    # (tests/python/requirements.txt: fmpy, libcosimpy, pytest, numpy)
 #                                    # and the fmi-sim command (crates.io) into .tools/bin
 #                                    # and fmu3d-sweep (sweep/: dask, pandas, pyarrow, matplotlib)
+#                                    # and the Khronos glTF validator (npm, tests/gltf) into .tools/
+#                                    # and chromium (the viewer's browser tests)
 #   bash scripts/setup.sh --peers    # and .venv with the peers of the contact benchmark
 #                                    # (benches/peers/requirements.txt: mujoco, pybullet)
 set -euo pipefail
@@ -53,11 +55,15 @@ need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 has_libclang || need_apt+=(libclang-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+# node and npm bundle the page script of `fmu3d view` (viewer/, scripts/build.sh).
+command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 # readelf, nm and objdump for the checks of the FMU's shared library.
 if $python; then
   command -v readelf >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 \
     && command -v objdump >/dev/null 2>&1 || need_apt+=(binutils)
   command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+  # Headless Chromium for the browser tests of `fmu3d view` (tests/python/test_viewer.py).
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fi
 command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -105,6 +111,16 @@ if $python; then
   if [[ "$(RUST_BACKTRACE=0 .tools/bin/fmi-sim --version 2>&1 || true)" != *"fmi-sim $FMI_SIM_VERSION" ]]; then
     echo "== installing fmi-sim $FMI_SIM_VERSION (crates.io) into .tools/bin"
     cargo install -q --locked --version "$FMI_SIM_VERSION" --root .tools fmi-sim
+  fi
+  # The Khronos glTF validator (npm's gltf-validator, pinned by tests/gltf/package-lock.json)
+  # into .tools/gltf-validator, for the tests of the animations (test_animation.py); needs node.
+  if ! cmp -s tests/gltf/package-lock.json .tools/gltf-validator/package-lock.json \
+      || [ ! -f .tools/gltf-validator/node_modules/gltf-validator/package.json ]; then
+    command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+    echo "== installing gltf-validator (npm) into .tools/gltf-validator"
+    mkdir -p .tools/gltf-validator
+    cp tests/gltf/package.json tests/gltf/package-lock.json .tools/gltf-validator/
+    (cd .tools/gltf-validator && npm ci --silent --no-audit --no-fund)
   fi
   # fmu3d-sweep (sweep/, docs/sweep.md), editable: its dependencies are pinned in the
   # requirements above, and changes to its code need no reinstall.

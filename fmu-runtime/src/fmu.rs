@@ -99,6 +99,24 @@ pub fn guid(model_source: &str) -> String {
     )
 }
 
+/// The GUID of an FMU made from `model_source`, built with every moving body's pose as an
+/// output (`fmu3d build --animation-outputs`) or not: the variable lists differ, so do the
+/// GUIDs, and the runtime learns from the GUID it is given which list the FMU declares.
+pub fn guid_with(model_source: &str, pose_outputs: bool) -> String {
+    if pose_outputs {
+        guid(&format!("{model_source}\n{POSE_OUTPUTS_MARK}"))
+    } else {
+        guid(model_source)
+    }
+}
+
+/// What [`guid_with`] adds to the model's text for an FMU with pose outputs.
+const POSE_OUTPUTS_MARK: &str = "pose outputs";
+
+/// Name of the visual description inside the FMU's `resources/` folder (see
+/// `docs/animation.md`).
+pub const VISUAL_FILE: &str = "visual.json";
+
 /// FNV-1a, 64 bit, from the given offset basis.
 fn fnv1a64(bytes: &[u8], basis: u64) -> u64 {
     bytes.iter().fold(basis, |hash, &byte| {
@@ -128,5 +146,7 @@ mod tests {
             .map(str::len)
             .collect();
         assert_eq!(parts, [8, 4, 4, 4, 12]);
+        assert_eq!(guid_with("model a", false), a);
+        assert_ne!(guid_with("model a", true), a);
     }
 }

@@ -2,13 +2,15 @@
 //!
 //! The FMU holds `modelDescription.xml`, the runtime library as
 //! `binaries/linux64/<modelIdentifier>.so`, the model file's exact bytes as
-//! `resources/model.m3d` (the runtime reads it back and checks its GUID) and
+//! `resources/model.m3d` (the runtime reads it back and checks its GUID), the visual
+//! description `resources/visual.json` (for animations, `docs/animation.md`) and
 //! `documentation/index.html`.
 
+use crate::animation;
 use crate::cli::BuildArgs;
 use crate::fmu_archive::{self, Entry, UtcTime};
 use crate::{documentation, model_description};
-use fmu_runtime::fmu::{self, MODEL_FILE};
+use fmu_runtime::fmu::{self, MODEL_FILE, VISUAL_FILE};
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -19,7 +21,7 @@ pub const RUNTIME_VARIABLE: &str = "FMU3D_RUNTIME";
 pub const RUNTIME_LIBRARY: &str = "libfmu_runtime.so";
 
 pub fn run(args: &BuildArgs) -> Result<(), String> {
-    let packaged = package(&args.model)?;
+    let packaged = package(&args.model, args.animation_outputs)?;
     let destination = args
         .output
         .clone()
@@ -48,9 +50,13 @@ pub struct Packaged {
 
 /// The model file's simulation at its start. Errors of the model file name their place; the
 /// others (a model that cannot start) get the file's name in front.
-pub fn start_simulation(model_path: &Path) -> Result<Simulation, String> {
+pub fn start_simulation(model_path: &Path, pose_outputs: bool) -> Result<Simulation, String> {
     let model = model_path.display().to_string();
-    Simulation::from_file(model_path, SimulationOptions::default()).map_err(|e| {
+    let options = SimulationOptions {
+        pose_outputs,
+        ..SimulationOptions::default()
+    };
+    Simulation::from_file(model_path, options).map_err(|e| {
         let message = e.to_string();
         if message.starts_with(&model) {
             message
@@ -61,10 +67,11 @@ pub fn start_simulation(model_path: &Path) -> Result<Simulation, String> {
 }
 
 /// The entries of the FMU made from the model file at `model`: `fmu3d build` writes them to a
-/// file, `fmu3d ssp` into the system's archive.
-pub fn package(model_path: &Path) -> Result<Packaged, String> {
+/// file, `fmu3d ssp` into the system's archive. With `pose_outputs` every moving body's pose is
+/// an output (`--animation-outputs`).
+pub fn package(model_path: &Path, pose_outputs: bool) -> Result<Packaged, String> {
     let model = model_path.display();
-    let sim = start_simulation(model_path)?;
+    let sim = start_simulation(model_path, pose_outputs)?;
     let source = std::fs::read(model_path).map_err(|e| format!("{model}:0:0: error: {e}"))?;
     let text = std::str::from_utf8(&source)
         .map_err(|e| format!("{model}:0:0: error: not UTF-8 text: {e}"))?;
@@ -92,6 +99,11 @@ pub fn package(model_path: &Path) -> Result<Packaged, String> {
         Entry {
             name: format!("resources/{MODEL_FILE}"),
             bytes: source,
+            executable: false,
+        },
+        Entry {
+            name: format!("resources/{VISUAL_FILE}"),
+            bytes: animation::visual_json::to_json(&sim.visual_scene()).into_bytes(),
             executable: false,
         },
         Entry {

@@ -4,7 +4,7 @@ use crate::cli::CheckArgs;
 use fmu_runtime::assembly::{Causality, TreeJointKind};
 
 pub fn run(args: &CheckArgs) -> Result<(), String> {
-    let sim = crate::build::start_simulation(&args.model)?;
+    let sim = crate::build::start_simulation(&args.model, false)?;
     let scene = &sim.scene;
     println!(
         "model {}{}",

@@ -24,6 +24,25 @@ pub enum Command {
     Build(BuildArgs),
     /// Write an SSP 1.0 system: the model's FMU, other FMUs, their connections and parameters.
     Ssp(SspArgs),
+    /// Turn a result CSV of any importer into an animated glTF 2.0 binary (.glb).
+    Animate(AnimateArgs),
+    /// Write one self-contained HTML page that plays an animation (.glb) in a browser.
+    View(ViewArgs),
+    /// Plot columns of a result CSV into a PNG, with the model's units on the axes.
+    Plot(PlotArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnimateArgs {
+    /// The result: a CSV with a `time` column and the pose columns `BODY.r[1..3]`,
+    /// `BODY.Q[1..4]` of every moving body (fmpy, OpenModelica, Dymola, `fmu3d simulate`).
+    pub result: PathBuf,
+    /// The FMU that made the result (its `resources/visual.json` describes the shapes).
+    #[arg(long, value_name = "MODEL.fmu")]
+    pub fmu: PathBuf,
+    /// Where to write the animation (default: the result's name with `.glb`).
+    #[arg(short = 'o', long, value_name = "OUT.glb")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -33,6 +52,10 @@ pub struct BuildArgs {
     /// Where to write the FMU (default: `<model name>.fmu` in the current folder).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+    /// Make every moving body's pose an output (`BODY.r[1..3]`, `BODY.Q[1..4]`, with `v` and
+    /// `w`), so that `fmu3d animate` can animate any importer's result.
+    #[arg(long)]
+    pub animation_outputs: bool,
 }
 
 #[derive(Debug, Args)]
@@ -69,6 +92,9 @@ pub struct SimulateArgs {
     /// always dense.
     #[arg(long, value_enum, value_name = "KIND")]
     pub linear_solver: Option<LinearSolverArg>,
+    /// Also write the motion as an animated glTF 2.0 binary (.glb).
+    #[arg(long, value_name = "OUT.glb")]
+    pub animation: Option<PathBuf>,
 }
 
 /// `--linear-solver`: see [`fmu_runtime::ida::LinearSolverKind`].
@@ -120,4 +146,52 @@ pub struct SspArgs {
     /// Where to write the SSP (default: `<model name>.ssp` in the current folder).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// The animation: a glTF 2.0 binary (.glb), e.g. from `fmu3d simulate … --animation`.
+    pub animation: PathBuf,
+    /// Where to write the page (default: `<animation name>.html` in the current folder).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// A result CSV of the same run (`fmu3d simulate`) whose columns `--plot` shows.
+    #[arg(long, value_name = "RESULT.csv")]
+    pub csv: Option<PathBuf>,
+    /// Columns of the CSV to plot under the animation, with a cursor at the current time.
+    #[arg(long, value_name = "VAR", num_args = 1.., requires = "csv")]
+    pub plot: Vec<String>,
+    #[command(flatten)]
+    pub units: UnitsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The result CSV (`fmu3d simulate`, or fmpy's layout: `time` first).
+    pub csv: PathBuf,
+    /// The columns to plot against time; columns of different units go into panels of their own.
+    #[arg(required = true, value_name = "VAR")]
+    pub variables: Vec<String>,
+    /// Where to write the PNG (default: `<csv name>.png` in the current folder).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Width of the image in pixels.
+    #[arg(long, default_value_t = 1000)]
+    pub width: u32,
+    /// Height of the image in pixels.
+    #[arg(long, default_value_t = 600)]
+    pub height: u32,
+    #[command(flatten)]
+    pub units: UnitsArgs,
+}
+
+/// Where the units of a result's columns come from.
+#[derive(Debug, Args)]
+pub struct UnitsArgs {
+    /// The model file that made the result: its variables' units label the axes.
+    #[arg(long, value_name = "MODEL.m3d", conflicts_with = "fmu")]
+    pub model: Option<PathBuf>,
+    /// The FMU that made the result: the units of its modelDescription.xml label the axes.
+    #[arg(long, value_name = "MODEL.fmu")]
+    pub fmu: Option<PathBuf>,
 }

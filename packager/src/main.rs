@@ -1,10 +1,13 @@
 //! `fmu3d`: check a model file, simulate it, build an FMI 2.0 Co-Simulation FMU from it, and
-//! put that FMU with others into an SSP 1.0 system ([`ssp`]).
+//! put that FMU with others into an SSP 1.0 system ([`ssp`]), and animate results as glTF
+//! ([`animation`]).
 //!
 //! `fmu3d build` goes through one module per stage: [`model_description`] (the XML, with
 //! [`units`] for the unit definitions), [`documentation`] (the HTML page) and [`fmu_archive`]
-//! (the zip, written atomically).
+//! (the zip, written atomically). [`view`] writes the page that plays an animation, [`plot`] a
+//! PNG of result columns ([`results`] reads the CSV and finds the columns' units).
 
+mod animation;
 mod build;
 mod check;
 mod cli;
@@ -13,9 +16,12 @@ mod fmu_archive;
 mod fmu_host;
 mod input_table;
 mod model_description;
+mod plot;
+mod results;
 mod simulate;
 mod ssp;
 mod units;
+mod view;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -28,6 +34,9 @@ fn main() -> ExitCode {
         cli::Command::Simulate(args) => simulate::run(&args),
         cli::Command::Build(args) => build::run(&args),
         cli::Command::Ssp(args) => ssp::run(&args),
+        cli::Command::Animate(args) => animation::animate::run(&args),
+        cli::Command::View(args) => view::run(&args),
+        cli::Command::Plot(args) => plot::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,12 +1,14 @@
 //! `fmu3d simulate`: a model file run by the engine linked into `fmu3d`, or an `.fmu` run
 //! through its own FMI 2.0 API; either way the results as CSV (time, then every output).
 
+use crate::animation::{self, animate::POSE_HELP, Track};
 use crate::cli::SimulateArgs;
 use crate::fmu_host::Fmu;
 use crate::input_table::InputTable;
-use fmu_runtime::assembly::Causality;
+use fmu_runtime::assembly::{Causality, VisualScene};
 use fmu_runtime::model::{self, suggest::did_you_mean};
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
+use nalgebra::Isometry3;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -22,6 +24,10 @@ trait Run {
     fn bind_inputs(&mut self, names: &[String]) -> Result<(), String>;
     /// Sets the bound inputs' values and slopes at the current time.
     fn set_inputs(&mut self, values: &[f64], slopes: &[f64]) -> Result<(), String>;
+    /// The visual description, ready for [`Run::poses`].
+    fn visual(&mut self) -> Result<VisualScene, String>;
+    /// The moving bodies' poses at the current time, in the visual description's order.
+    fn poses(&mut self) -> Result<Vec<Isometry3<f64>>, String>;
 }
 
 /// Finds each of `names` among `candidates` (name, key); an unknown name is an error that
@@ -116,6 +122,12 @@ impl Run for ModelRun {
         }
         Ok(())
     }
+    fn visual(&mut self) -> Result<VisualScene, String> {
+        Ok(self.simulation.visual_scene())
+    }
+    fn poses(&mut self) -> Result<Vec<Isometry3<f64>>, String> {
+        Ok(self.simulation.body_poses().into_iter().skip(1).collect())
+    }
 }
 
 /// An FMU stepped from communication point to communication point.
@@ -126,6 +138,10 @@ struct FmuRun {
     steps: u64,
     /// Value references of the bound inputs.
     inputs: Vec<u32>,
+    /// The FMU's file, for its visual description.
+    path: PathBuf,
+    /// Value references of each moving body's pose outputs (see [`animation::pose_variables`]).
+    poses: Vec<[u32; 7]>,
 }
 
 impl Run for FmuRun {
@@ -160,6 +176,22 @@ impl Run for FmuRun {
             self.fmu.set_input_slopes(&inputs, slopes)?;
         }
         Ok(())
+    }
+    fn visual(&mut self) -> Result<VisualScene, String> {
+        let visual = animation::animate::read_visual(&self.path)?;
+        let outputs: Vec<String> = self.outputs.iter().map(|(n, _)| n.clone()).collect();
+        let source = format!("{} (its outputs)", self.path.display());
+        let columns = animation::pose_columns(&visual, &outputs, &source, POSE_HELP)?;
+        self.poses = columns
+            .iter()
+            .map(|c| c.map(|i| self.outputs[i].1))
+            .collect();
+        Ok(visual)
+    }
+    fn poses(&mut self) -> Result<Vec<Isometry3<f64>>, String> {
+        let references: Vec<u32> = self.poses.iter().flatten().copied().collect();
+        let values = self.fmu.get_real(&references)?;
+        Ok(values.chunks(7).map(animation::pose_from_values).collect())
     }
 }
 
@@ -251,6 +283,8 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
                 outputs,
                 steps: 0,
                 inputs: Vec::new(),
+                path: args.model.clone(),
+                poses: Vec::new(),
             }),
             experiment,
         )
@@ -343,6 +377,10 @@ fn write_csv(
     let mut last_report = started;
     let count = ((experiment.stop - experiment.start) / experiment.step).round() as u64;
     let mut previous = experiment.start;
+    let mut animation = match &args.animation {
+        Some(_) => Some((run.visual()?, Track::default())),
+        None => None,
+    };
     for i in 0..=count {
         let t = if i == count {
             experiment.stop
@@ -365,6 +403,9 @@ fn write_csv(
             }
         }
         write_row(&mut csv, t, &run.outputs()?);
+        if let Some((_, track)) = &mut animation {
+            track.push(t, run.poses()?);
+        }
         if progress
             && started.elapsed() > Duration::from_secs(1)
             && last_report.elapsed() > Duration::from_millis(200)
@@ -380,13 +421,18 @@ fn write_csv(
         eprint!("\r");
     }
     std::fs::write(&path, csv).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut wrote = path.display().to_string();
+    if let (Some((visual, track)), Some(glb)) = (&animation, &args.animation) {
+        animation::write(glb, visual, track)?;
+        wrote = format!("{wrote} and {}", glb.display());
+    }
     let wall = started.elapsed().as_secs_f64();
     eprintln!(
         "{}: {} s simulated in {wall:.3} s wall; {}; wrote {}",
         experiment.name,
         experiment.stop - experiment.start,
         run.summary(),
-        path.display()
+        wrote
     );
     std::io::stderr().flush().ok();
     Ok(())

@@ -48,6 +48,7 @@ fn the_fmu_holds_exactly_the_expected_entries() {
         "modelDescription.xml",
         "binaries/linux64/pendulum.so",
         "resources/model.m3d",
+        "resources/visual.json",
         "documentation/index.html",
     ]
     .into_iter()
@@ -433,7 +434,7 @@ fn an_existing_fmu_is_replaced_only_by_a_complete_one() {
     // A successful one replaces it.
     build(&repository().join("models/pendulum.m3d"), &fmu);
     assert_eq!(entries_of(&out), ["pendulum.fmu"]);
-    assert_eq!(zip_names(&fmu).len(), 4);
+    assert_eq!(zip_names(&fmu).len(), 5);
     std::fs::remove_dir_all(&out).ok();
 }
 

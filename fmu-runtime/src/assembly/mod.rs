@@ -1,11 +1,12 @@
 //! (3) From a scene to a mechanism the dynamics can evaluate: super-objects ([NO19] §4), the
-//! spanning tree of joints, merged mass properties, the state layout and the variable table.
+//! spanning tree of joints, merged mass properties, the state layout, the variable table and the visual description.
 
 mod collision;
 mod mass;
 mod state;
 mod super_objects;
 mod variables;
+mod visual;
 
 pub use collision::{
     Collider, CollisionPair, CollisionSet, ContactReport, Role, MAX_COLLISION_PAIRS,
@@ -19,3 +20,4 @@ pub use variables::{
     Causality, ContactQuantity, DriveQuantity, FrameQuantity, Variability, Variable, VariableKind,
     VariableTable,
 };
+pub use visual::{VisualBody, VisualScene, VisualShape, DEFAULT_COLOR};

@@ -44,6 +44,8 @@ pub struct Instance {
     source: String,
     model_path: PathBuf,
     guid: String,
+    /// Built with every moving body's pose as an output ([`fmu::guid_with`]).
+    pose_outputs: bool,
     setup: Setup,
     /// Parameters the master set; the others keep the value the model file computes.
     parameters: Vec<Option<f64>>,
@@ -73,7 +75,9 @@ impl Instance {
         let model_path = find_model(&logger, resource_location)?;
         let source = std::fs::read_to_string(&model_path)
             .map_err(|e| format!("cannot read the model file {}: {e}", model_path.display()))?;
-        let expected = fmu::guid(&source);
+        // The GUID says whether the FMU was built with every moving body's pose as an output.
+        let pose_outputs = guid == fmu::guid_with(&source, true);
+        let expected = fmu::guid_with(&source, pose_outputs);
         if guid != expected {
             return Err(format!(
                 "the GUID {guid} does not match this FMU (its model gives {expected}): the \
@@ -88,8 +92,11 @@ impl Instance {
             start_time: spec.experiment.start_time,
             stop_time: None,
         };
-        let simulation =
-            Simulation::new(spec, SimulationOptions::default()).map_err(|e| e.to_string())?;
+        let options = SimulationOptions {
+            pose_outputs,
+            ..SimulationOptions::default()
+        };
+        let simulation = Simulation::new(spec, options).map_err(|e| e.to_string())?;
         let parameters = vec![None; simulation.scene.parameters.len()];
         Ok(Instance {
             logger,
@@ -97,6 +104,7 @@ impl Instance {
             source,
             model_path,
             guid: expected,
+            pose_outputs,
             setup,
             parameters,
             last_successful_time: setup.start_time,
@@ -170,6 +178,7 @@ impl Instance {
         spec.experiment.start_time = self.setup.start_time;
         let options = SimulationOptions {
             tolerance: self.setup.tolerance,
+            pose_outputs: self.pose_outputs,
             ..SimulationOptions::default()
         };
         let mut simulation = Simulation::new(spec, options)

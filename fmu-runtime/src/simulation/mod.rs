@@ -114,6 +114,10 @@ pub struct SimulationOptions {
     /// The integrator's linear algebra; by default the block-sparse LU for scenes of separate
     /// bodies from [`BLOCK_SOLVER_STATES`] states on, the dense LU otherwise.
     pub linear_solver: Option<LinearSolverKind>,
+    /// Every moving body's pose is an output: the frame of each body's root object (the object
+    /// a joint reaches) reports `r`, `v`, `Q` and `w` as if the model marked it `output = true`
+    /// (what an animation of the results needs, see [`crate::assembly::VisualScene`]).
+    pub pose_outputs: bool,
 }
 
 /// Highest input derivative order the simulation interpolates with (FMI
@@ -187,6 +191,8 @@ pub struct Simulation {
     /// estimated; kept over calls of [`Simulation::advance_to`] until the steps reach it (or a
     /// restart), so that where the communication points lie does not change the steps.
     horizon: Option<f64>,
+    /// Built with [`SimulationOptions::pose_outputs`].
+    pose_outputs: bool,
 }
 
 /// Everything needed to put a simulation back to an earlier instant, bit for bit.
@@ -221,8 +227,13 @@ impl Simulation {
     }
 
     pub fn new(spec: ModelSpec, options: SimulationOptions) -> Result<Simulation, SimulationError> {
-        let scene = Scene::from_spec(&spec)?;
+        let mut scene = Scene::from_spec(&spec)?;
         let assembly = Assembly::build(&scene)?;
+        if options.pose_outputs {
+            for body in assembly.super_objects.iter().skip(1) {
+                scene.objects[body.root.0].output = true;
+            }
+        }
         // Only the world: an empty file, or a scene of frames and fixed parts. Nothing would
         // move, and an FMU of it would silently compute nothing.
         if assembly.super_objects.len() <= 1 {
@@ -397,7 +408,18 @@ impl Simulation {
             inputs_changed: false,
             interpolated_outputs: 0,
             horizon: None,
+            pose_outputs: options.pose_outputs,
         })
+    }
+
+    /// Every moving body's pose is an output ([`SimulationOptions::pose_outputs`]).
+    pub fn pose_outputs(&self) -> bool {
+        self.pose_outputs
+    }
+
+    /// The model's visual description: the bodies with their shapes (what an animation draws).
+    pub fn visual_scene(&self) -> crate::assembly::VisualScene {
+        crate::assembly::VisualScene::new(&self.scene, &self.assembly)
     }
 
     pub fn time(&self) -> f64 {

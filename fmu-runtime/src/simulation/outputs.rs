@@ -76,6 +76,26 @@ impl Simulation {
         }
     }
 
+    /// The pose of every body at the current time, in the assembly's order (the world first):
+    /// the position of its root object's origin and the rotation that maps body coordinates
+    /// to world coordinates, as `VisualScene` and the `NAME.r`, `NAME.Q` outputs give them.
+    pub fn body_poses(&mut self) -> Vec<nalgebra::Isometry3<f64>> {
+        self.refresh_workspace();
+        self.ida
+            .system()
+            .workspace
+            .motion
+            .iter()
+            .map(|motion| {
+                let rotation = Rotation3::from_matrix_unchecked(motion.rotation);
+                nalgebra::Isometry3::from_parts(
+                    motion.r.into(),
+                    UnitQuaternion::from_rotation_matrix(&rotation),
+                )
+            })
+            .collect()
+    }
+
     /// Values of the output variables at the current time, in table order.
     pub fn output_values(&mut self) -> Vec<f64> {
         self.refresh_workspace();

@@ -11,6 +11,8 @@ pub struct ScalarVariable {
     pub causality: String,
     /// `Real`, `Integer`, `Boolean`, `String` or `Enumeration` (empty if none was given).
     pub type_name: String,
+    /// The `unit` attribute of its type element (empty if none was given).
+    pub unit: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -102,6 +104,7 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                         value_reference: reference,
                         causality,
                         type_name: String::new(),
+                        unit: String::new(),
                     });
                     in_variable = opens;
                 }
@@ -110,6 +113,7 @@ pub fn parse(xml: &str) -> Result<Description, String> {
                 {
                     if let Some(variable) = description.variables.last_mut() {
                         variable.type_name = type_name.to_string();
+                        variable.unit = attribute(e, "unit")?.unwrap_or_default();
                     }
                 }
                 _ => {}
