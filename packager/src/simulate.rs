@@ -180,8 +180,8 @@ impl Run for FmuRun {
     fn visual(&mut self) -> Result<VisualScene, String> {
         let visual = animation::animate::read_visual(&self.path)?;
         let outputs: Vec<String> = self.outputs.iter().map(|(n, _)| n.clone()).collect();
-        let source = format!("{} (its outputs)", self.path.display());
-        let columns = animation::pose_columns(&visual, &outputs, &source, POSE_HELP)?;
+        let source = self.path.display().to_string();
+        let columns = animation::pose_columns(&visual, &outputs, &source, "output", POSE_HELP)?;
         self.poses = columns
             .iter()
             .map(|c| c.map(|i| self.outputs[i].1))

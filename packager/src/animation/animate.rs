@@ -80,7 +80,7 @@ pub fn track_from_csv(text: &str, visual: &VisualScene, source: &str) -> Result<
         .iter()
         .position(|n| n == "time" || n == "Time")
         .ok_or_else(|| format!("{source}: there is no column `time` (line 1: `{header}`)"))?;
-    let columns = pose_columns(visual, &names, source, super::animate::POSE_HELP)?;
+    let columns = pose_columns(visual, &names, source, "column", POSE_HELP)?;
     let mut track = Track::default();
     for (index, line) in lines {
         let values = line

@@ -260,7 +260,13 @@ pub fn write(visual: &VisualScene, track: &Track) -> Vec<u8> {
         // Up is −y: half a turn about x.
         UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::PI)
     });
-    let mut root = json!({ "name": visual.model, "children": children });
+    // Named after the model, unless a body has that name (node names address the bodies).
+    let root_name = if visual.bodies.iter().any(|b| b.name == visual.model) {
+        format!("{}.root", visual.model)
+    } else {
+        visual.model.clone()
+    };
+    let mut root = json!({ "name": root_name, "children": children });
     if up.angle() > 0.0 {
         root["rotation"] = json!(quat(&up));
     }
@@ -523,6 +529,21 @@ pub(crate) mod tests {
                 && (rotation[7] - (0.25f32).cos()).abs() < 1e-7
         );
         assert_eq!(&rotation[0..4], &[0.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_root_node_does_not_take_a_bodys_name() {
+        let mut visual = scene();
+        visual.model = "ball".into();
+        let (json, _) = parse(&write(&visual, &Track::default()));
+        let names: Vec<&str> = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|n| n["name"].as_str())
+            .collect();
+        assert_eq!(names.iter().filter(|&&n| n == "ball").count(), 1);
+        assert!(names.contains(&"ball.root"));
     }
 
     #[test]

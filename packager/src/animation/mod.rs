@@ -82,11 +82,13 @@ pub fn pose_from_values(values: &[f64]) -> Isometry3<f64> {
 }
 
 /// For each moving body, the indices of its seven pose variables among `names`; a missing one
-/// is an error naming it (`source`: where the names come from, `help`: what to do).
+/// is an error naming it (`source`: where the names come from, `what`: what they are, "column"
+/// or "output"; `help`: what to do).
 pub fn pose_columns(
     visual: &VisualScene,
     names: &[String],
     source: &str,
+    what: &str,
     help: &str,
 ) -> Result<Vec<[usize; 7]>, String> {
     visual
@@ -98,7 +100,7 @@ pub fn pose_columns(
             for (column, name) in columns.iter_mut().zip(pose_variables(&body.name)) {
                 *column = find_column(names, &name).map_err(|found| match found {
                     Found::None => format!(
-                        "{source}: there is no column `{name}` (the pose of body `{}`): {help}",
+                        "{source}: there is no {what} `{name}` (the pose of body `{}`): {help}",
                         body.name
                     ),
                     Found::Many(a, b) => format!(
