@@ -419,17 +419,17 @@ def pour(result, p):
     count = nx * ny * nz
     start = max(abs(result[f"ball[{i}].r[2]"][0] - (p["h0"] + ((i - 1) // (nx * nz)) * pitch))
                 for i in range(1, count + 1))
-    inside = max(max(worst(np.abs(result[f"ball[{i}].r[1]"])) + R - nx * pitch / 2,
-                     worst(np.abs(result[f"ball[{i}].r[3]"])) + R - nz * pitch / 2,
-                     worst(R - result[f"ball[{i}].r[2]"]))
+    inside = max(max(np.max(np.abs(result[f"ball[{i}].r[1]"])) + R - nx * pitch / 2,
+                     np.max(np.abs(result[f"ball[{i}].r[3]"])) + R - nz * pitch / 2,
+                     np.max(R - result[f"ball[{i}].r[2]"]))
                  for i in range(1, count + 1))
     speed = max(np.linalg.norm(vector(result, f"ball[{i}]", "v")[:, -1])
                 for i in range(1, count + 1))
     rest = max(abs(result[f"ball[{i}].r[2]"][-1] - (R + 2 * R * ((i - 1) // (nx * nz))))
                for i in range(1, count + 1))
     return [Check("max |start height - grid height| [m]", start, 1e-12),
-            Check("max reach into a wall or the floor [m]", inside, 1e-5),  # measured 1.2e-6
-            Check("max final speed [m/s]", speed, 1e-3),  # measured 1e-5
+            Check("max reach into a wall or the floor [m]", inside, 1e-5),  # measured 3.0e-6
+            Check("max final speed [m/s]", speed, 1e-3),  # measured 1.0e-5, 9.5e-5 at h0 = 8 cm
             Check("max |final height - resting height| [m]", rest, 1e-5)]
 
 
