@@ -430,6 +430,25 @@ def block_on_ramp(result, p):
     return [Check("|fitted acceleration / Coulomb's - 1|", abs(fitted / a - 1), 1e-9)]  # measured 6e-12
 
 
+def ball_on_ramp(result, p):
+    """A steel ball on rubber (mu_s 1.0, mu_r 0.01): while tan theta < mu_r the rolling
+    resistance holds it where it was put (within the elastic offset of its stuck contact,
+    1e-5 m tan theta (1/mu_s + 1/mu_r)); above, it rolls down without slipping at
+    a = 5/7 g (sin theta - mu_r cos theta) from rest."""
+    theta, t = p["theta"], result["time"]
+    down = np.array([-np.cos(theta), -np.sin(theta)])
+    along = (result["ball.r[1]"] - result["ball.r[1]"][0]) * down[0] \
+        + (result["ball.r[2]"] - result["ball.r[2]"][0]) * down[1]
+    if np.tan(theta) <= 0.01:
+        return [Check("max travel along the slope [m]", worst(along), 2e-5)]
+    a = 5 / 7 * G * (np.sin(theta) - 0.01 * np.cos(theta))
+    # Fit the motion once the ball turns faster than w_small (the full rolling resistance
+    # acts), while it is on the ramp (it leaves it after s0 + 1 m of travel).
+    late = (t >= 0.5) & (along < p["s0"] + 0.9)
+    fitted = 2 * np.polyfit(t[late], along[late], 2)[0]
+    return [Check("|fitted acceleration / closed form - 1|", abs(fitted / a - 1), 1e-2)]
+
+
 def gripper(result, p):
     """Without inputs the fingers touch the box but do not squeeze it: no friction holds it, so
     it falls freely, y = -g t^2 / 2, and the fingers stay on their rails at x = -+(a + t)/2."""
@@ -640,6 +659,7 @@ PROPERTIES = {
     "bouncing_box": bouncing_box,
     "rolling_ball": rolling_ball,
     "gripper": gripper,
+    "ball_on_ramp": ball_on_ramp,
     "stack": stack,
     "block_on_ramp": block_on_ramp,
     "two_balls": two_balls,
@@ -675,6 +695,7 @@ CHANGED = {
     "gripper": {"a": 0.12},
     "stack": {"h": 0.06},
     "block_on_ramp": {"theta": math.radians(30)},
+    "ball_on_ramp": {"theta": math.radians(3)},
     "two_balls": {"v0": 1.5},
     "billiard16": {"v_cue": 3.0},
     "engine": {"l": 0.2},
