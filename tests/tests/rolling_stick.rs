@@ -14,7 +14,8 @@
 //! tan θ < μ_r; above that it rolls without slipping, m a = m g sin θ − F and I a / r = F r −
 //! μ_r r N, so (m + I/r²) a = m g (sin θ − μ_r cos θ), a = 5/7 g (sin θ − μ_r cos θ) for
 //! I = 2/5 m r²; a ball spinning at ω0 about the normal stops after I ω0 / (μ_r r m g) =
-//! 2/5 r ω0 / (μ_r g). The ramp is the floor with gravity tilted by θ (the roll runs along x).
+//! 2/5 r ω0 / (μ_r g); a pull at its centre that grows steadily breaks it away at μ_r m g.
+//! The ramp is the floor with gravity tilted by θ (the roll runs along x).
 
 use fmu3d_tests::simulate;
 use fmu_runtime::model;
@@ -108,14 +109,25 @@ fn above_its_rolling_resistance_a_ball_rolls_with_the_closed_form_acceleration()
         v[k],
         run.simulation.friction_events()
     );
-    // What remains (−8e-4) is mostly the rolling radius: the contact point lies half the
-    // ball's static deflection (about 35 µm into the rubber) closer to the centre than r.
+    // What remains (−8e-4) is the rolling radius: the contact point lies half the ball's
+    // static deflection δ (50 µm into the rubber) closer to the centre than r. With the lever
+    // ρ = r − δ/2 of the friction force and v = ω ρ: a = g (sin θ − μ_r cos θ r/ρ) / (1 + 2/5
+    // r²/ρ²).
     assert!(
         error.abs() < 2e-3,
         "a = {acceleration} m/s², expected {expected}"
     );
-    // The slip is the sliding law's creep under the friction force (0.14 mm/s) and the same
-    // rolling radius (ω δ / 2, 0.6 mm/s at the end).
+    let rho = R - 0.5 * (R - run.column("ball.r[2]")[k]);
+    let with_lever =
+        G * (theta.sin() - MU_R * theta.cos() * R / rho) / (1.0 + 0.4 * (R / rho).powi(2));
+    let lever_error = acceleration / with_lever - 1.0;
+    eprintln!("with the lever ρ = r − δ/2 = {rho:.7} m: {with_lever:.6} m/s², {lever_error:+.2e}");
+    assert!(
+        lever_error.abs() < 1e-10,
+        "a = {acceleration} m/s², expected {with_lever}"
+    );
+    // v + r ω is the sliding law's creep under the friction force (+0.14 mm/s) and the same
+    // rolling radius (−v δ / (2 ρ), −0.9 mm/s at the end).
     assert!(slip.abs() < 1e-3, "it slips at {slip} m/s");
 }
 
@@ -155,6 +167,85 @@ fn a_spinning_ball_stops_in_the_closed_form_time_and_stays() {
     assert!(late < 2e-8, "still spins at {late} rad/s");
     // It sticks once, when it stops, and never breaks away.
     assert_eq!(run.simulation.friction_events(), 1);
+}
+
+/// The ball on a flat rubber floor, pulled at its centre along −x through a spring
+/// (c = 10 N/m) whose far end moves at 2 mm/s: the pull grows at 0.02 N/s until the ball breaks
+/// away and rolls.
+const PULL: &str = r#"
+model ball_pull "a steel ball pulled at its centre through a spring"
+parameters { c = 10 N/m "stiffness of the spring"; v = 0.002 m/s "speed of the spring's far end" }
+experiment { stop_time = 4 s; interval = 1 ms; tolerance = 1e-7 }
+object floor {
+  parent = world; position = [0, -0.05, 0] m
+  shape box { lengths = [4, 0.1, 1] m }
+  contact { material = rubber }
+}
+object ball {
+  shape sphere { diameter = 0.05 m }
+  mass { material = steel }
+  contact { material = steel }
+  output = true
+}
+joint roll free { from = world; to = ball; position = [0, 0.025, 0] }
+object rail { parent = world; position = [0, 0.025, 0] m }
+object hand { mass { m = 0.1 kg; inertia = diag(1e-4, 1e-4, 1e-4) kg.m2 }; output = true }
+joint pull prismatic { from = rail; to = hand; axis = x; motion = -0.5 - v*t }
+force rope spring { from = hand; to = ball; c = c; length = 0.5 m }
+"#;
+
+/// A pull at the centre has the moment F r about the contact point, which the rolling
+/// resistance holds up to μ_r r N: the ball breaks away at F = μ_r m g.
+#[test]
+fn a_growing_pull_breaks_the_ball_away_at_its_rolling_resistance() {
+    let spec = model::load_str_with(PULL, "ball_pull.m3d", &[]).expect("model");
+    let run = simulate(spec, 1e-7, 4.0, 1e-3);
+    let c = run.parameter("c");
+    let steel = fmu_runtime::model::materials::lookup("steel").expect("steel");
+    let mass = steel.density * 4.0 / 3.0 * std::f64::consts::PI * R.powi(3);
+    let (hand, ball) = (run.column("hand.r[1]"), run.column("ball.r[1]"));
+    let (hand_y, ball_y) = (run.column("hand.r[2]"), run.column("ball.r[2]"));
+    let pull: Vec<f64> = (0..run.time.len())
+        .map(|k| c * ((ball[k] - hand[k]).hypot(ball_y[k] - hand_y[k]) - 0.5))
+        .collect();
+    // The break-away: the first sample where the ball turns faster than a tenth of w_small
+    // (held, it turns at the rate its elastic offset grows, 0.02 N/s over the angular
+    // stiffness: 1.6e-4 rad/s; broken away, the unbalanced torque passes 1e-3 rad/s within a
+    // fraction of a millisecond), after the first 0.2 s, in which it settles onto the floor.
+    let w = run.column("ball.w[3]");
+    let moved = (0..run.time.len())
+        .find(|&k| run.time[k] > 0.2 && w[k].abs() > 1e-3)
+        .expect("the ball breaks away");
+    let peak = pull[moved];
+    let expected = MU_R * mass * G;
+    let error = peak / expected - 1.0;
+    // The friction acts at the contact point, half the static deflection δ closer to the centre
+    // than r: the pull's lever is r − δ/2, and the break-away is at μ_r m g r / (r − δ/2).
+    let deflection = R - ball_y[moved];
+    let lever = expected * R / (R - 0.5 * deflection);
+    let lever_error = peak / lever - 1.0;
+    eprintln!(
+        "ball pulled: breaks away at {peak:.6} N (μ_r m g = {expected:.6} N, relative error \
+         {error:+.2e}; with the lever r − δ/2, δ = {deflection:.2e} m: {lever:.6} N, \
+         {lever_error:+.2e}) at t = {:.3} s; {} stick-slip events",
+        run.time[moved],
+        run.simulation.friction_events()
+    );
+    assert!(
+        error.abs() < 2e-3,
+        "breaks away at {peak} N, expected {expected} N"
+    );
+    // The rest: the pull grows by 2e-5 N (4e-4 of it) between samples.
+    assert!(
+        lever_error.abs() < 1e-3,
+        "breaks away at {peak} N, expected {lever} N"
+    );
+    // Before it, the ball holds: it has moved less than 0.1 mm when the pull is 90 % of it.
+    let holding = pull
+        .iter()
+        .position(|f| *f > 0.9 * expected)
+        .expect("the pull grows");
+    assert!((ball[holding] - ball[0]).abs() < 1e-4);
 }
 
 /// The stick state of a rolling contact is part of a saved state: restoring a snapshot taken
