@@ -440,13 +440,15 @@ def ball_on_ramp(result, p):
     along = (result["ball.r[1]"] - result["ball.r[1]"][0]) * down[0] \
         + (result["ball.r[2]"] - result["ball.r[2]"][0]) * down[1]
     if np.tan(theta) <= 0.01:
-        return [Check("max travel along the slope [m]", worst(along), 2e-5)]
+        # measured 5.3e-6: the elastic offset itself, 1e-5 m tan theta (1/1.0 + 1/0.01)
+        return [Check("max travel along the slope [m]", worst(along), 1e-5)]
     a = 5 / 7 * G * (np.sin(theta) - 0.01 * np.cos(theta))
     # Fit the motion once the ball turns faster than w_small (the full rolling resistance
     # acts), while it is on the ramp (it leaves it after s0 + 1 m of travel).
     late = (t >= 0.5) & (along < p["s0"] + 0.9)
     fitted = 2 * np.polyfit(t[late], along[late], 2)[0]
-    return [Check("|fitted acceleration / closed form - 1|", abs(fitted / a - 1), 1e-2)]
+    # measured 8.2e-4: the contact point lies r - delta/2 from the centre (delta = 51 um)
+    return [Check("|fitted acceleration / closed form - 1|", abs(fitted / a - 1), 2e-3)]
 
 
 def gripper(result, p):
