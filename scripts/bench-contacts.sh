@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The contact-robustness matrix: contacts that touch, rest, roll and stick, at the documented
-# settings (v_small 1e-5 … 1e-2 m/s, tolerances 1e-4 … 1e-8), each run to its stop time with
-# `fmu3d simulate`. Prints one Markdown row per case: wall time, integrator steps, residual
-# evaluations, contact and stick-slip events, or the failure. docs/benchmarks.md records the
-# table ("Contacts that last").
+# The contact-robustness matrix: contacts that touch, rest, roll and stick (sliding and rolling),
+# at the documented settings (v_small 1e-5 … 1e-2 m/s, tolerances 1e-4 … 1e-8), each run to its
+# stop time with `fmu3d simulate`. Prints one Markdown row per case: wall time, integrator steps,
+# residual evaluations, contact and stick-slip events, or the failure. docs/benchmarks.md records
+# the table ("Contacts that last").
 #
 #   bash scripts/bench-contacts.sh            # every case (a few minutes on 2 cores)
 set -uo pipefail
@@ -56,6 +56,8 @@ case_row "billiard16, touching rack" "gap 0" 5 models/billiard16.m3d --param gap
 case_row stack "10 boxes" 10 models/stack.m3d
 case_row block_on_ramp "15°" 10 models/block_on_ramp.m3d
 case_row block_on_ramp "30° (slides off the ramp's end)" 2 models/block_on_ramp.m3d --param theta=0.5235987755982988
+case_row ball_on_ramp "0.3° (held by its rolling resistance)" 10 models/ball_on_ramp.m3d
+case_row ball_on_ramp "3° (rolls off the ramp's end)" 4 models/ball_on_ramp.m3d --param theta=0.05235987755982988
 case_row gripper "squeeze 20 N" 10 models/gripper.m3d --input "$scratch/squeeze.csv"
 echo
 echo "$failures case(s) failed"

@@ -452,6 +452,27 @@ def block_on_ramp(result, p):
     return [Check("|fitted acceleration / Coulomb's - 1|", abs(fitted / a - 1), 1e-9)]  # measured 6e-12
 
 
+def ball_on_ramp(result, p):
+    """A steel ball on rubber (mu_s 1.0, mu_r 0.01): while tan theta < mu_r the rolling
+    resistance holds it where it was put (within the elastic offset of its stuck contact,
+    1e-5 m tan theta (1/mu_s + 1/mu_r)); above, it rolls down without slipping at
+    a = 5/7 g (sin theta - mu_r cos theta) from rest."""
+    theta, t = p["theta"], result["time"]
+    down = np.array([-np.cos(theta), -np.sin(theta)])
+    along = (result["ball.r[1]"] - result["ball.r[1]"][0]) * down[0] \
+        + (result["ball.r[2]"] - result["ball.r[2]"][0]) * down[1]
+    if np.tan(theta) <= 0.01:
+        # measured 5.3e-6: the elastic offset itself, 1e-5 m tan theta (1/1.0 + 1/0.01)
+        return [Check("max travel along the slope [m]", worst(along), 1e-5)]
+    a = 5 / 7 * G * (np.sin(theta) - 0.01 * np.cos(theta))
+    # Fit the motion once the ball turns faster than w_small (the full rolling resistance
+    # acts), while it is on the ramp (it leaves it after s0 + 1 m of travel).
+    late = (t >= 0.5) & (along < p["s0"] + 0.9)
+    fitted = 2 * np.polyfit(t[late], along[late], 2)[0]
+    # measured 8.2e-4: the contact point lies r - delta/2 from the centre (delta = 51 um)
+    return [Check("|fitted acceleration / closed form - 1|", abs(fitted / a - 1), 2e-3)]
+
+
 def gripper(result, p):
     """Without inputs the fingers touch the box but do not squeeze it: no friction holds it, so
     it falls freely, y = -g t^2 / 2, and the fingers stay on their rails at x = -+(a + t)/2."""
@@ -523,10 +544,12 @@ def billiard16(result, p):
     hit, _ = impact_time(t[-1], p["v_cue"], p["L"] / 2 - 2 * p["r"])
     before = t < hit
     x, v, _ = ball_on_table(t[before], p["v_cue"], **BALL_TABLE)
-    # Round-off, amplified by some 200 collisions, breaks the symmetry by 6e-11 m at the declared
-    # 4 m/s and by up to 4.8e-9 m at other cue speeds measured (3 to 5 m/s); a broken symmetry is
+    # Round-off, amplified by some 200 collisions and the resting balls' 30 stick-slip events,
+    # breaks the symmetry by 4.0e-8 m at the declared 4 m/s and by 5e-10 to 4.1e-9 m at other
+    # cue speeds measured (3 to 5 m/s; before rounded shapes stuck at rest: 3e-10 to 9.8e-9 m);
+    # the residual itself is mirror-exact (tests/tests/billiard16.rs). A broken symmetry is
     # millimetres.
-    return [Check("largest asymmetry of a mirror pair [m]", asymmetry, 1e-8),
+    return [Check("largest asymmetry of a mirror pair [m]", asymmetry, 1e-7),
             Check("cue ball before the impact: max |x - closed form| [m]",
                   worst(result["cue.r[1]"][before] + p["L"] / 4 - x), 2e-5),  # 1.1e-6 / 3.8e-6
             Check("cue ball before the impact: max |v - closed form| [m/s]",
@@ -662,6 +685,7 @@ PROPERTIES = {
     "bouncing_box": bouncing_box,
     "rolling_ball": rolling_ball,
     "gripper": gripper,
+    "ball_on_ramp": ball_on_ramp,
     "stack": stack,
     "pour": pour,
     "block_on_ramp": block_on_ramp,
@@ -699,6 +723,7 @@ CHANGED = {
     "stack": {"h": 0.06},
     "pour": {"h0": 0.08},
     "block_on_ramp": {"theta": math.radians(30)},
+    "ball_on_ramp": {"theta": math.radians(3)},
     "two_balls": {"v0": 1.5},
     "billiard16": {"v_cue": 3.0},
     "engine": {"l": 0.2},

@@ -80,10 +80,15 @@ pub struct CollisionPair {
     /// The pair's contact law (materials and geometry, checked when the set is built).
     pub law: ContactLaw,
     /// Whether the pair sticks below the stick speed (`dynamics::contacts`): pairs of the
-    /// colliders of boxes (vertex spheres, faces, edges) with static friction. A sphere,
-    /// cylinder or other rounded shape rolls, and a stuck material point would leave the
-    /// contact as it rolls; its friction stays the regularized sliding law.
+    /// colliders of boxes (vertex spheres, faces, edges) with static friction, and pairs with a
+    /// sphere, cylinder or other rounded shape with static friction and rolling resistance.
     pub sticks: bool,
+    /// Whether a stuck pair also holds its turn ([`CollisionPair::sticks`] pairs with a rounded
+    /// shape): a rounded shape rolls, and a stuck material point would leave the contact as it
+    /// rolls, so such a pair sticks only while it neither slips nor turns, held by an angular
+    /// spring up to its rolling resistance. A rounded pair without rolling resistance cannot
+    /// hold a turn and keeps the regularized sliding law.
+    pub holds_turn: bool,
 }
 
 /// A contact the model reports as outputs: every collision pair between its two objects.
@@ -249,8 +254,16 @@ impl CollisionSet {
                             ),
                         )
                     })?;
-                let sticks = law.mu_s > 0.0 && ca.role != Role::Other && cb.role != Role::Other;
-                pairs.push(CollisionPair { a, b, law, sticks });
+                let rounded = ca.role == Role::Other || cb.role == Role::Other;
+                let rolling_resistance = law.mu_r * law.geometry.mu_geo > 0.0;
+                let sticks = law.mu_s > 0.0 && (!rounded || rolling_resistance);
+                pairs.push(CollisionPair {
+                    a,
+                    b,
+                    law,
+                    sticks,
+                    holds_turn: sticks && rounded,
+                });
             }
         }
         let mut reports = Vec::new();

@@ -37,6 +37,15 @@
 //!   breaks away at μ_s times its whole normal force, as Coulomb's law of a rigid part says.
 //!   Sticking has no creep: the offset Δ⃗_t stays what the load needs (below the presliding
 //!   displacement).
+//! - **Rolling and spinning stick** (pairs with a rounded shape that stick, see
+//!   `dynamics::contacts`): the pair holds the turn of b relative to a as well. Instead of the
+//!   regularized torque, τ⃗ = −k_r φ⃗ − c_r ω⃗, an angular spring from the relative orientation
+//!   at the instant the pair stuck (φ⃗: the rotation vector of b relative to a since then), with
+//!   τ_max = μ_r μ_geo f_n, k_r = τ_max μ_geo / [`PRESLIDING_DISPLACEMENT`] (the rim of the
+//!   contact turns by the presliding displacement under τ_max) and c_r = [`STICK_DAMPING`]
+//!   τ_max / ω_small. The pair slips again when |τ⃗| reaches τ_max (or |f⃗_t| reaches μ_s f_n).
+//!   The rolling and the spinning (drilling) resistance are one torque of the law, against the
+//!   whole relative angular velocity, so one spring holds both, with one limit.
 //! - e⃗_t,reg = v⃗_t / |v⃗_t| · g(|v⃗_t| / v_small) and e⃗_ω,reg = ω⃗ / |ω⃗| · g(|ω⃗| / ω_small),
 //!   g(s) = s (2 − s) for s < 1 and 1 above: 0 at rest, 1 from v_small on, C¹ and with a
 //!   bounded slope (viscous near rest), so |f⃗_t| ≤ μ_k f_n and |τ⃗| ≤ μ_r μ_geo f_n.
@@ -215,6 +224,9 @@ pub struct ContactState {
     pub normal: Unit<Vector3<f64>>,
     /// While the pair sticks: b's anchored material point minus a's [m] (world).
     pub anchor_offset: Option<Vector3<f64>>,
+    /// While a pair that holds its turn sticks: the rotation vector of b relative to a since
+    /// the pair stuck [rad] (world).
+    pub anchor_turn: Option<Vector3<f64>>,
 }
 
 impl ContactState {
@@ -232,6 +244,7 @@ impl ContactState {
             relative_angular_velocity,
             normal: contact.normal,
             anchor_offset: None,
+            anchor_turn: None,
         }
     }
 }
@@ -269,8 +282,17 @@ pub fn contact_force(law: &ContactLaw, state: &ContactState) -> ContactResponse 
         }
         None => -regularized_direction(&v_t, law.v_small) * (law.mu_k * f_n),
     };
-    let torque = -regularized_direction(&state.relative_angular_velocity, law.w_small)
-        * (law.mu_r * g.mu_geo * f_n);
+    let torque_limit = law.mu_r * g.mu_geo * f_n;
+    let torque = match state.anchor_turn {
+        Some(turn) => {
+            let stiffness = torque_limit * g.mu_geo / PRESLIDING_DISPLACEMENT;
+            let damping = STICK_DAMPING * torque_limit / law.w_small;
+            -(turn * stiffness + state.relative_angular_velocity * damping)
+        }
+        None => {
+            -regularized_direction(&state.relative_angular_velocity, law.w_small) * torque_limit
+        }
+    };
     ContactResponse {
         force: n * f_n + f_t,
         torque,
@@ -305,6 +327,7 @@ mod tests {
             relative_angular_velocity: w,
             normal: Vector3::z_axis(),
             anchor_offset: None,
+            anchor_turn: None,
         }
     }
 
@@ -364,6 +387,32 @@ mod tests {
             &state(1e-5, 0.0, Vector3::zeros(), Vector3::new(0.0, 10.0, 0.0)),
         );
         assert!((r.torque.y + 0.001 * 0.01 * expected).abs() < 1e-12 * expected);
+    }
+
+    /// A pair that holds its turn: the torque is the angular spring-damper, by hand, with
+    /// τ_max = μ_r μ_geo f_n, k_r = τ_max μ_geo / d and c_r = 1.5 τ_max / ω_small; the sliding
+    /// spring is untouched by it.
+    #[test]
+    fn a_held_turn_is_an_angular_spring_damper() {
+        let law = steel_wood(ContactGeometry::hertz(0.01));
+        let mut s = state(1e-5, 0.0, Vector3::zeros(), Vector3::new(0.0, 0.002, 0.0));
+        let f_n = contact_force(&law, &s).normal_force;
+        s.anchor_turn = Some(Vector3::new(1e-4, 0.0, -2e-4));
+        let r = contact_force(&law, &s);
+        let limit = 0.001 * 0.01 * f_n;
+        let (k, c) = (limit * 0.01 / 1e-5, 1.5 * limit / 0.01);
+        let expected = Vector3::new(-k * 1e-4, -c * 0.002, k * 2e-4);
+        assert!(
+            (r.torque - expected).norm() < 1e-12 * expected.norm(),
+            "{:?}",
+            r.torque
+        );
+        assert_eq!(r.friction_force, 0.0);
+        // At the presliding angle d / μ_geo the spring alone holds τ_max.
+        s.relative_angular_velocity = Vector3::zeros();
+        s.anchor_turn = Some(Vector3::new(0.0, 0.0, 1e-5 / 0.01));
+        let r = contact_force(&law, &s);
+        assert!((r.torque.norm() / limit - 1.0).abs() < 1e-12);
     }
 
     #[test]

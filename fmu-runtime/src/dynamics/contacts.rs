@@ -11,6 +11,16 @@
 //! of both shapes at the contact point; a stuck pair whose friction force reaches μ_s f_n slips.
 //! Each such pair has one switching function after the signed distances: μ_s f_n − |f_t| while
 //! it sticks, |v_t| − v_stick while it slips ([`friction_switches`]).
+//!
+//! **Rolling and spinning.** A pair with a rounded shape (sphere, capsule, cylinder, …) that can
+//! stick (`CollisionPair::holds_turn`) sticks only when it neither slips nor turns: slower than
+//! the stick speed and turning relative to the other shape slower than half of `w_small`. It
+//! then anchors the relative orientation of the two bodies too, and the law holds the turn with
+//! an angular spring up to the rolling resistance τ_max = μ_r μ_geo f_n. It slips when either
+//! limit is reached; its switching function is the smaller margin, min(μ_s f_n − |f_t|,
+//! (τ_max − |τ|) / μ_geo), while it sticks, and the larger excess, max(|v_t| − v_stick,
+//! (|ω| / ω_stick − 1) v_stick), while it slips. A ball that rolls is thus never held at a
+//! material point that leaves the contact.
 
 use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
@@ -21,7 +31,7 @@ use crate::collision::analytic::closest_parameters;
 use crate::collision::response::STICK_SPEED_FRACTION;
 use crate::collision::response::{contact_force, smoothstep, ContactResponse, ContactState};
 use crate::collision::{distance, segment_ends, Contact, Core};
-use nalgebra::{Isometry3, Rotation3, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
 /// A body's pose as an isometry (body frame → world).
 fn body_pose(motion: &BodyMotion) -> Isometry3<f64> {
@@ -204,11 +214,34 @@ pub enum Friction {
     /// Sliding, or apart. `armed`: the pair has slipped faster than the stick speed since it
     /// last broke away (or never stuck), so slowing below the stick speed makes it stick.
     Slipping { armed: bool },
-    /// Stuck: the anchored material points, in the frames of the bodies of collider a and b.
+    /// Stuck: the anchored material points, in the frames of the bodies of collider a and b,
+    /// and the orientation of b's body in a's body frame when the pair stuck (held by pairs that
+    /// hold their turn, `CollisionPair::holds_turn`).
     Stuck {
         on_a: Vector3<f64>,
         on_b: Vector3<f64>,
+        turn: UnitQuaternion<f64>,
     },
+}
+
+/// The rotation vector (axis times angle, |angle| ≤ π) of the rotation matrix `m`, accurate
+/// for small angles too (the angle from atan2 of the skew and symmetric parts, not from an
+/// arccosine).
+fn rotation_vector(m: &Matrix3<f64>) -> Vector3<f64> {
+    let skew = 0.5
+        * Vector3::new(
+            m[(2, 1)] - m[(1, 2)],
+            m[(0, 2)] - m[(2, 0)],
+            m[(1, 0)] - m[(0, 1)],
+        );
+    let sine = skew.norm();
+    let cosine = 0.5 * (m.trace() - 1.0);
+    let angle = sine.atan2(cosine);
+    if sine > 0.0 {
+        skew * (angle / sine)
+    } else {
+        Vector3::zeros()
+    }
 }
 
 impl Default for Friction {
@@ -243,9 +276,14 @@ fn evaluate_pair(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<
     let point = contact.point().coords;
     let (v, w) = relative_velocity(set, pair, &ws.motion, &point);
     let mut state = ContactState::new(&contact, v, w);
-    if let Friction::Stuck { on_a, on_b } = ws.frictions[index] {
+    if let Friction::Stuck { on_a, on_b, turn } = ws.frictions[index] {
         let (ma, mb) = (&ws.motion[a.body], &ws.motion[b.body]);
         state.anchor_offset = Some((mb.r + mb.rotation * on_b) - (ma.r + ma.rotation * on_a));
+        if pair.holds_turn {
+            // b's orientation now against where a's would have carried it since the stick.
+            let held = ma.rotation * turn.to_rotation_matrix().into_inner();
+            state.anchor_turn = Some(rotation_vector(&(mb.rotation * held.transpose())));
+        }
     }
     let mut response = contact_force(&pair.law, &state);
     if let (Role::Edge(_), Role::Edge(_)) = (a.role, b.role) {
@@ -283,9 +321,39 @@ fn slip_speed(evaluation: &PairEvaluation) -> f64 {
     (v - n * v.dot(&n)).norm()
 }
 
+/// How far a slipping pair is from sticking [m/s]: |v_t| − v_stick, and for a pair that holds
+/// its turn the larger of that and (|ω| / ω_stick − 1) v_stick, ω_stick = half of `w_small`.
+/// Negative when the pair is slow enough to stick.
+fn stick_excess(mechanism: &Mechanism, index: usize, evaluation: &PairEvaluation) -> f64 {
+    let pair = &mechanism.collisions.pairs[index];
+    let v_stick = stick_speed(mechanism, index);
+    let sliding = slip_speed(evaluation) - v_stick;
+    if !pair.holds_turn {
+        return sliding;
+    }
+    let w_stick = STICK_SPEED_FRACTION * pair.law.w_small;
+    let turning = evaluation.state.relative_angular_velocity.norm() / w_stick - 1.0;
+    sliding.max(turning * v_stick)
+}
+
+/// How far a stuck pair is from slipping [N]: μ_s f_n − |f_t|, and for a pair that holds its
+/// turn the smaller of that and (μ_r μ_geo f_n − |τ|) / μ_geo.
+fn slip_margin(mechanism: &Mechanism, index: usize, evaluation: &PairEvaluation) -> f64 {
+    let pair = &mechanism.collisions.pairs[index];
+    let (law, response) = (&pair.law, &evaluation.response);
+    let sliding = law.mu_s * response.normal_force - response.friction_force;
+    if !pair.holds_turn {
+        return sliding;
+    }
+    let lever = law.geometry.mu_geo;
+    let turning = law.mu_r * response.normal_force - response.torque.norm() / lever;
+    sliding.min(turning)
+}
+
 /// The stick–slip switching function of every pair that can stick
 /// (`CollisionSet::sticking`, in order) at the workspace's kinematics: μ_s f_n − |f_t| while it
-/// sticks, |v_t| − v_stick while it slips, 1 while apart. `distances` from [`distances`].
+/// sticks, |v_t| − v_stick while it slips (with the turn's margins for pairs that hold their
+/// turn, see the module documentation), 1 while apart. `distances` from [`distances`].
 pub fn friction_switches(
     mechanism: &Mechanism,
     ws: &Workspace,
@@ -299,10 +367,8 @@ pub fn friction_switches(
             .flatten();
         *value = match (evaluation, ws.frictions[index]) {
             (None, _) => 1.0,
-            (Some(e), Friction::Stuck { .. }) => {
-                set.pairs[index].law.mu_s * e.response.normal_force - e.response.friction_force
-            }
-            (Some(e), Friction::Slipping { .. }) => slip_speed(&e) - stick_speed(mechanism, index),
+            (Some(e), Friction::Stuck { .. }) => slip_margin(mechanism, index, &e),
+            (Some(e), Friction::Slipping { .. }) => stick_excess(mechanism, index, &e),
         };
     }
 }
@@ -328,7 +394,7 @@ pub fn update_frictions(
             ws.frictions[index] = Friction::default();
             continue;
         };
-        let slow = slip_speed(&evaluation) <= stick_speed(mechanism, index);
+        let slow = stick_excess(mechanism, index, &evaluation) <= 0.0;
         let stick = match ws.frictions[index] {
             Friction::Stuck { .. } if switched < 0 => Some(false),
             Friction::Stuck { .. } => None,
@@ -349,9 +415,13 @@ pub fn update_frictions(
                     &ws.motion[set.colliders[pair.a].body],
                     &ws.motion[set.colliders[pair.b].body],
                 );
+                let turn = ma.rotation.transpose() * mb.rotation;
                 ws.frictions[index] = Friction::Stuck {
                     on_a: ma.rotation.transpose() * (point - ma.r),
                     on_b: mb.rotation.transpose() * (point - mb.r),
+                    turn: UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(
+                        turn,
+                    )),
                 };
             }
             Some(false) => ws.frictions[index] = Friction::Slipping { armed: false },
@@ -496,6 +566,28 @@ mod tests {
     use crate::assembly::Assembly;
     use crate::scene::Scene;
     use nalgebra::Vector3;
+
+    /// The rotation vector of a rotation matrix: nalgebra's axis and angle, down to angles
+    /// where an arccosine loses the digits (1e-9 rad), and back to the same matrix near π.
+    #[test]
+    fn rotation_vectors_by_hand() {
+        // Near π the axis comes from a skew part of size sin(angle): fewer digits.
+        for (angle, tolerance) in [
+            (1e-12, 1e-26),
+            (1e-9, 1e-23),
+            (1e-4, 1e-18),
+            (0.5, 1e-15),
+            (3.0, 1e-14),
+            (std::f64::consts::PI - 1e-6, 1e-9),
+        ] {
+            let axis = Vector3::new(0.3, -0.5, 0.8).normalize();
+            let m = Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle);
+            let v = rotation_vector(m.matrix());
+            let error = (v - axis * angle).norm();
+            assert!(error < tolerance, "angle {angle}: off by {error:e}");
+        }
+        assert_eq!(rotation_vector(&Matrix3::identity()), Vector3::zeros());
+    }
 
     /// Two boxes, for their edge capsules (smoothing radius 1 mm).
     fn two_boxes() -> CollisionSet {

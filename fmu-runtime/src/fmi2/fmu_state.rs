@@ -1,18 +1,21 @@
 //! FMU states (`fmi2GetFMUstate` and friends) and their serialized form.
 //!
 //! A state is an [`InstanceState`] boxed behind a magic number. The serialized form is a
-//! little-endian byte string: a header (`FMU3DST1`), the GUID of the FMU it belongs to, then the
-//! fields in order. Reading checks every length and refuses another FMU's state.
+//! little-endian byte string: a header (`FMU3DST3`), the GUID of the FMU it belongs to, then the
+//! fields in order. Reading checks every length and refuses another FMU's state. The header
+//! names the layout: `FMU3DST2` added the stick state of the contacts (anchored points),
+//! `FMU3DST3` the anchored relative orientation of a stuck pair; a state of another layout is
+//! refused.
 
 use super::instance::{InstanceState, Setup};
 use super::state::ModelState;
 use super::types::Fmi2FmuState;
 use crate::dynamics::contacts::Friction;
 use crate::simulation::{InputSignal, Snapshot, MAX_INPUT_DERIVATIVE_ORDER};
-use nalgebra::Vector3;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector4};
 
 const STATE_MAGIC: u64 = 0x464d_5533_4453_5441;
-const HEADER: &[u8; 8] = b"FMU3DST2";
+const HEADER: &[u8; 8] = b"FMU3DST3";
 
 #[repr(C)]
 pub struct FmuState {
@@ -115,9 +118,12 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
             for friction in &snapshot.frictions {
                 match *friction {
                     Friction::Slipping { armed } => out.u32(u32::from(armed)),
-                    Friction::Stuck { on_a, on_b } => {
+                    Friction::Stuck { on_a, on_b, turn } => {
                         out.u32(2);
-                        on_a.iter().chain(on_b.iter()).for_each(|x| out.f64(*x));
+                        on_a.iter()
+                            .chain(on_b.iter())
+                            .chain(turn.coords.iter())
+                            .for_each(|x| out.f64(*x));
                     }
                 }
             }
@@ -185,7 +191,16 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                         };
                         let on_a = point().ok_or_else(broken)?;
                         let on_b = point().ok_or_else(broken)?;
-                        Friction::Stuck { on_a, on_b }
+                        let coords = Vector4::new(
+                            r.f64().ok_or_else(broken)?,
+                            r.f64().ok_or_else(broken)?,
+                            r.f64().ok_or_else(broken)?,
+                            r.f64().ok_or_else(broken)?,
+                        );
+                        // Written from a unit quaternion: not normalized again, so that a
+                        // restored state repeats the original to the last bit.
+                        let turn = UnitQuaternion::new_unchecked(Quaternion::from(coords));
+                        Friction::Stuck { on_a, on_b, turn }
                     }
                     _ => return Err(broken()),
                 });
@@ -318,6 +333,7 @@ mod tests {
                         Friction::Stuck {
                             on_a: Vector3::new(1.0, 2.0, 3.0),
                             on_b: Vector3::new(-1.0, 0.5, f64::MIN_POSITIVE),
+                            turn: UnitQuaternion::from_euler_angles(0.1, -0.2, 0.3),
                         },
                         Friction::Slipping { armed: true },
                     ],
