@@ -1,8 +1,9 @@
 //! `fmu3d simulate --input INPUTS.csv`: input signals over time in fmpy's CSV layout, a `time`
 //! column and one column per input, rows in time order; a time given twice is a jump (the
 //! second row holds from then on). Between rows a signal is linear; before the first row and
-//! after the last it keeps the nearest row's value.
+//! after the last it keeps the nearest row's value. The file is read by [`crate::csv_table`].
 
+use crate::csv_table::{CsvTable, NonNumbers, Row};
 use std::path::Path;
 
 /// The signals of an input CSV.
@@ -22,45 +23,23 @@ impl InputTable {
         InputTable::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// The table's signals: `time` first, every value a finite number, rows in time order.
     pub fn parse(text: &str) -> Result<InputTable, String> {
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (_, header) = lines
-            .next()
-            .ok_or("the file is empty: expected a header line")?;
-        let columns: Vec<String> = header
-            .split(',')
-            .map(|c| c.trim().trim_matches('"').to_string())
-            .collect();
-        if columns.first().map(String::as_str) != Some("time") || columns.len() < 2 {
+        let table = CsvTable::parse(text, NonNumbers::Refused)?;
+        if table.names.first().map(String::as_str) != Some("time") || table.names.len() < 2 {
             return Err(format!(
-                "line 1: expected a header `time,INPUT,...` (fmpy's layout), found `{header}`"
+                "line 1: expected a header `time,INPUT,...` (fmpy's layout), found `{}`",
+                table.header
             ));
         }
-        let names = columns[1..].to_vec();
         let (mut times, mut rows) = (Vec::new(), Vec::new());
-        for (index, line) in lines {
-            let number = index + 1;
-            let values = line
-                .split(',')
-                .map(|v| v.trim().parse::<f64>())
-                .collect::<Result<Vec<f64>, _>>()
-                .map_err(|e| format!("line {number}: {e}: `{line}`"))?;
-            if values.len() != columns.len() {
-                return Err(format!(
-                    "line {number}: {} values for {} columns",
-                    values.len(),
-                    columns.len()
-                ));
-            }
+        for Row { line, values } in table.rows {
             if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
-                return Err(format!("line {number}: {bad} is not a finite number"));
+                return Err(format!("line {line}: {bad} is not a finite number"));
             }
             if times.last().is_some_and(|last| values[0] < *last) {
                 return Err(format!(
-                    "line {number}: time {} is before the previous row's: rows must be in time \
+                    "line {line}: time {} is before the previous row's: rows must be in time \
                      order",
                     values[0]
                 ));
@@ -68,9 +47,7 @@ impl InputTable {
             times.push(values[0]);
             rows.push(values[1..].to_vec());
         }
-        if rows.is_empty() {
-            return Err("no rows after the header".into());
-        }
+        let names = table.names[1..].to_vec();
         Ok(InputTable { names, times, rows })
     }
 

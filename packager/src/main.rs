@@ -5,12 +5,14 @@
 //! `fmu3d build` goes through one module per stage: [`model_description`] (the XML, with
 //! [`units`] for the unit definitions), [`documentation`] (the HTML page) and [`fmu_archive`]
 //! (the zip, written atomically). [`view`] writes the page that plays an animation, [`plot`] a
-//! PNG of result columns ([`results`] reads the CSV and finds the columns' units).
+//! PNG of result columns ([`results`] finds the columns and their units). [`csv_table`] reads
+//! every CSV that `fmu3d` takes: results to plot, view or animate, and `simulate --input` tables.
 
 mod animation;
 mod build;
 mod check;
 mod cli;
+mod csv_table;
 mod documentation;
 mod fmu_archive;
 mod fmu_host;

@@ -1,8 +1,10 @@
 //! A result CSV as `fmu3d simulate` writes it (a header of names, `time` first, then one row of
 //! numbers per output instant), its columns by name, and their units from the model file or the
-//! FMU that made it: what `fmu3d plot` and `fmu3d view --plot` show.
+//! FMU that made it: what `fmu3d plot` and `fmu3d view --plot` show. The file is read by
+//! [`crate::csv_table`]; this module adds the column lookup by name.
 
 use crate::cli::UnitsArgs;
+use crate::csv_table::{CsvTable, NonNumbers};
 use fmu_runtime::model::suggest::did_you_mean;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,47 +26,25 @@ impl Results {
         Results::parse(path, &text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// The result's table, a field that is not a number read as NaN (the plot breaks there).
     pub fn parse(path: &Path, text: &str) -> Result<Results, String> {
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (_, header) = lines
-            .next()
-            .ok_or("the file is empty: expected a header line `time,…`")?;
-        let names: Vec<String> = header
-            .split(',')
-            .map(|c| c.trim().trim_matches('"').to_string())
-            .collect();
-        if names.len() < 2 {
+        let table = CsvTable::parse(text, NonNumbers::Nan)?;
+        if table.names.len() < 2 {
             return Err(format!(
-                "line 1: expected a header `time,VARIABLE,…`, found `{header}`"
+                "line 1: expected a header `time,VARIABLE,…`, found `{}`",
+                table.header
             ));
         }
-        let mut columns = vec![Vec::new(); names.len()];
-        for (index, line) in lines {
-            let fields: Vec<&str> = line.split(',').collect();
-            if fields.len() != names.len() {
-                return Err(format!(
-                    "line {}: {} values for {} columns",
-                    index + 1,
-                    fields.len(),
-                    names.len()
-                ));
-            }
-            for (column, field) in columns.iter_mut().zip(fields) {
-                column.push(field.trim().parse::<f64>().unwrap_or(f64::NAN));
-            }
-        }
-        if columns[0].is_empty() {
-            return Err("no rows after the header".into());
-        }
+        let columns: Vec<Vec<f64>> = (0..table.names.len()).map(|j| table.column(j)).collect();
         if columns[0].iter().any(|t| !t.is_finite()) {
-            return Err(format!("the first column `{}` must be numbers", names[0]));
+            return Err(format!(
+                "the first column `{}` must be numbers",
+                table.names[0]
+            ));
         }
         Ok(Results {
             path: path.to_path_buf(),
-            names,
+            names: table.names,
             columns,
         })
     }

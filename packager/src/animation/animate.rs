@@ -1,9 +1,11 @@
 //! `fmu3d animate RESULT.csv --fmu MODEL.fmu -o OUT.glb`: the animation of a result that any
 //! importer wrote (fmpy, OpenModelica, Dymola, libcosim, fmi-sim), from the FMU's visual
-//! description (`resources/visual.json`) and the result's pose columns.
+//! description (`resources/visual.json`) and the result's pose columns, the CSV read by
+//! [`crate::csv_table`].
 
 use super::{pose_columns, pose_from_values, visual_json, Track};
 use crate::cli::AnimateArgs;
+use crate::csv_table::{CsvTable, NonNumbers, Row};
 use fmu_runtime::assembly::VisualScene;
 use fmu_runtime::fmu::VISUAL_FILE;
 use std::io::Read;
@@ -57,53 +59,28 @@ pub fn read_visual(fmu: &Path) -> Result<VisualScene, String> {
     visual_json::from_json(&text).map_err(|e| format!("{}: {name}: {e}", fmu.display()))
 }
 
-/// One field of a CSV line, without surrounding quotes and blanks.
-fn field(text: &str) -> &str {
-    let text = text.trim();
-    text.strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .unwrap_or(text)
-}
-
 /// The poses of a result CSV: a `time` column (the first, or named `time`) and the pose
-/// columns of every moving body, quoted or not.
+/// columns of every moving body, quoted or not; of rows with the same time, the last holds.
 pub fn track_from_csv(text: &str, visual: &VisualScene, source: &str) -> Result<Track, String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines
-        .next()
-        .ok_or_else(|| format!("{source}: the file is empty: expected a header line"))?;
-    let names: Vec<String> = header.split(',').map(|c| field(c).to_string()).collect();
-    let time = names
+    let table = CsvTable::parse(text, NonNumbers::Refused).map_err(|e| format!("{source}: {e}"))?;
+    let time = table
+        .names
         .iter()
         .position(|n| n == "time" || n == "Time")
-        .ok_or_else(|| format!("{source}: there is no column `time` (line 1: `{header}`)"))?;
-    let columns = pose_columns(visual, &names, source, "column", POSE_HELP)?;
+        .ok_or_else(|| {
+            format!(
+                "{source}: there is no column `time` (line 1: `{}`)",
+                table.header
+            )
+        })?;
+    let columns = pose_columns(visual, &table.names, source, "column", POSE_HELP)?;
     let mut track = Track::default();
-    for (index, line) in lines {
-        let values = line
-            .split(',')
-            .map(|v| field(v).parse::<f64>())
-            .collect::<Result<Vec<f64>, _>>()
-            .map_err(|e| format!("{source}:{}: {e}: `{line}`", index + 1))?;
-        if values.len() != names.len() {
-            return Err(format!(
-                "{source}:{}: {} values, but the header names {} columns",
-                index + 1,
-                values.len(),
-                names.len()
-            ));
-        }
+    for Row { values, .. } in &table.rows {
         let poses = columns
             .iter()
             .map(|c| pose_from_values(&c.map(|i| values[i])))
             .collect();
         track.push(values[time], poses);
-    }
-    if track.times.is_empty() {
-        return Err(format!("{source}: the file has a header but no rows"));
     }
     Ok(track)
 }
