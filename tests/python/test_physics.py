@@ -414,23 +414,31 @@ def stack(result, p):
 def pour(result, p):
     """Balls released on a grid (lowest row at h0) fall into the walled box and settle: each
     starts where the grid puts it, stays inside the box the whole time (less what a contact
-    presses in), and ends at rest on the one below it, its centre at R + 2 R (layer - 1)."""
+    presses in), the lowest layer ends on the floor (centres at R), and the kinetic energy left
+    at the end is a vanishing part of the potential energy the fall released. (The upper balls
+    land on the ones below, an equilibrium that round-off can tip later: their resting place is
+    not asserted.)"""
     nx, ny, nz, R, pitch = int(p["nx"]), int(p["ny"]), int(p["nz"]), p["R"], p["p"]
     count = nx * ny * nz
-    start = max(abs(result[f"ball[{i}].r[2]"][0] - (p["h0"] + ((i - 1) // (nx * nz)) * pitch))
+    layer = nx * nz
+    start = max(abs(result[f"ball[{i}].r[2]"][0] - (p["h0"] + ((i - 1) // layer) * pitch))
                 for i in range(1, count + 1))
     inside = max(max(np.max(np.abs(result[f"ball[{i}].r[1]"])) + R - nx * pitch / 2,
                      np.max(np.abs(result[f"ball[{i}].r[3]"])) + R - nz * pitch / 2,
                      np.max(R - result[f"ball[{i}].r[2]"]))
                  for i in range(1, count + 1))
-    speed = max(np.linalg.norm(vector(result, f"ball[{i}]", "v")[:, -1])
-                for i in range(1, count + 1))
-    rest = max(abs(result[f"ball[{i}].r[2]"][-1] - (R + 2 * R * ((i - 1) // (nx * nz))))
-               for i in range(1, count + 1))
+    floor = max(abs(result[f"ball[{i}].r[2]"][-1] - R) for i in range(1, layer + 1))
+    # Per unit mass (all balls alike): 1/2 v^2 + 1/5 R^2 w^2 against g times the drop.
+    kinetic = sum(0.5 * np.sum(vector(result, f"ball[{i}]", "v")[:, -1] ** 2)
+                  + 0.2 * R ** 2 * np.sum(vector(result, f"ball[{i}]", "w")[:, -1] ** 2)
+                  for i in range(1, count + 1))
+    released = G * sum(result[f"ball[{i}].r[2]"][0] - result[f"ball[{i}].r[2]"][-1]
+                       for i in range(1, count + 1))
     return [Check("max |start height - grid height| [m]", start, 1e-12),
             Check("max reach into a wall or the floor [m]", inside, 1e-5),  # measured 3.0e-6
-            Check("max final speed [m/s]", speed, 1e-3),  # measured 1.0e-5, 9.5e-5 at h0 = 8 cm
-            Check("max |final height - resting height| [m]", rest, 1e-5)]
+            Check("max |final height - R| of the lowest layer [m]", floor, 1e-5),  # 6.4e-7
+            Check("final kinetic / released potential energy", kinetic / released,
+                  1e-4)]  # measured 7e-12, 4e-6 at h0 = 8 cm
 
 
 def block_on_ramp(result, p):
