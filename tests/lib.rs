@@ -128,6 +128,40 @@ pub fn simulate_with(
     }
 }
 
+/// Checks that a simulation's stick states travel with its snapshots: from a snapshot taken at
+/// `at`, the outputs over `count` points `step` apart are the same to the last bit after a
+/// restore, and differ when the snapshot is restored with every pair slipping instead.
+pub fn assert_stick_states_are_saved(spec: model::ModelSpec, at: f64, count: u32, step: f64) {
+    let mut simulation = Simulation::new(spec, SimulationOptions::default()).expect("starts");
+    simulation.advance_to(at).expect("runs");
+    let saved = simulation.snapshot().expect("snapshot");
+    let follow = |simulation: &mut Simulation| -> Vec<f64> {
+        let mut values = Vec::new();
+        for k in 1..=count {
+            simulation
+                .advance_to(at + step * f64::from(k))
+                .expect("runs");
+            values.extend(simulation.output_values());
+        }
+        values
+    };
+    let first = follow(&mut simulation);
+    simulation.restore(&saved).expect("restores");
+    let second = follow(&mut simulation);
+    assert!(
+        first == second,
+        "the continuation differs after the restore"
+    );
+    let mut slipping = saved.clone();
+    slipping
+        .frictions
+        .iter_mut()
+        .for_each(|f| *f = Default::default());
+    simulation.restore(&slipping).expect("restores");
+    let third = follow(&mut simulation);
+    assert!(first != third, "the stick state made no difference");
+}
+
 /// Times at which `signal` crosses zero upwards, by linear interpolation between samples.
 pub fn upward_zero_crossings(time: &[f64], signal: &[f64]) -> Vec<f64> {
     time.windows(2)

@@ -253,36 +253,8 @@ fn a_growing_pull_breaks_the_ball_away_at_its_rolling_resistance() {
 /// with the contact slipping instead, the ball creeps.
 #[test]
 fn a_restored_state_keeps_the_ball_held() {
-    use fmu_runtime::simulation::{Simulation, SimulationOptions};
     let spec = ramp_spec((0.5 * MU_R).atan(), 0.0);
-    let mut simulation = Simulation::new(spec, SimulationOptions::default()).expect("starts");
-    simulation.advance_to(1.0).expect("runs");
-    let saved = simulation.snapshot().expect("snapshot");
-    let follow = |simulation: &mut Simulation| -> Vec<f64> {
-        let mut values = Vec::new();
-        for k in 1..=100 {
-            simulation
-                .advance_to(1.0 + 0.01 * f64::from(k))
-                .expect("runs");
-            values.extend(simulation.output_values());
-        }
-        values
-    };
-    let first = follow(&mut simulation);
-    simulation.restore(&saved).expect("restores");
-    let second = follow(&mut simulation);
-    assert!(
-        first == second,
-        "the continuation differs after the restore"
-    );
-    let mut slipping = saved.clone();
-    slipping
-        .frictions
-        .iter_mut()
-        .for_each(|f| *f = Default::default());
-    simulation.restore(&slipping).expect("restores");
-    let third = follow(&mut simulation);
-    assert!(first != third, "the stick state made no difference");
+    fmu3d_tests::assert_stick_states_are_saved(spec, 1.0, 100, 0.01);
 }
 
 /// Twice the leading coefficient of the least-squares parabola through `points`.
