@@ -162,6 +162,36 @@ pub fn assert_stick_states_are_saved(spec: model::ModelSpec, at: f64, count: u32
     assert!(first != third, "the stick state made no difference");
 }
 
+/// Twice the leading coefficient of the least-squares parabola through `points`.
+pub fn quadratic_fit_curvature(points: &[(f64, f64)]) -> f64 {
+    // Normal equations of x = c0 + c1 t + c2 t², t shifted to the mean for conditioning.
+    let n = points.len() as f64;
+    let mean = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mut m = [[0.0f64; 3]; 3];
+    let mut r = [0.0f64; 3];
+    for &(t, x) in points {
+        let s = t - mean;
+        let basis = [1.0, s, s * s];
+        for i in 0..3 {
+            for j in 0..3 {
+                m[i][j] += basis[i] * basis[j];
+            }
+            r[i] += basis[i] * x;
+        }
+    }
+    // Cramer's rule for the 3×3 system.
+    let det = |a: &[[f64; 3]; 3]| {
+        a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+            - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+    };
+    let mut m2 = m;
+    for i in 0..3 {
+        m2[i][2] = r[i];
+    }
+    2.0 * det(&m2) / det(&m)
+}
+
 /// Times at which `signal` crosses zero upwards, by linear interpolation between samples.
 pub fn upward_zero_crossings(time: &[f64], signal: &[f64]) -> Vec<f64> {
     time.windows(2)

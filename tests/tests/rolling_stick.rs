@@ -96,7 +96,7 @@ fn above_its_rolling_resistance_a_ball_rolls_with_the_closed_form_acceleration()
         .filter(|(t, _)| **t >= 1.0)
         .map(|(t, x)| (*t, *x))
         .collect();
-    let acceleration = quadratic_fit_curvature(&samples);
+    let acceleration = fmu3d_tests::quadratic_fit_curvature(&samples);
     let expected = 5.0 / 7.0 * G * (theta.sin() - MU_R * theta.cos());
     let error = acceleration / expected - 1.0;
     let (v, w) = (run.column("ball.v[1]"), run.column("ball.w[3]"));
@@ -255,33 +255,4 @@ fn a_growing_pull_breaks_the_ball_away_at_its_rolling_resistance() {
 fn a_restored_state_keeps_the_ball_held() {
     let spec = ramp_spec((0.5 * MU_R).atan(), 0.0);
     fmu3d_tests::assert_stick_states_are_saved(spec, 1.0, 100, 0.01);
-}
-
-/// Twice the leading coefficient of the least-squares parabola through `points`.
-fn quadratic_fit_curvature(points: &[(f64, f64)]) -> f64 {
-    // Normal equations of x = c0 + c1 t + c2 t², t shifted to the mean for conditioning.
-    let n = points.len() as f64;
-    let mean = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let mut m = [[0.0f64; 3]; 3];
-    let mut r = [0.0f64; 3];
-    for &(t, x) in points {
-        let s = t - mean;
-        let basis = [1.0, s, s * s];
-        for i in 0..3 {
-            for j in 0..3 {
-                m[i][j] += basis[i] * basis[j];
-            }
-            r[i] += basis[i] * x;
-        }
-    }
-    let det = |a: &[[f64; 3]; 3]| {
-        a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
-            - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-    };
-    let mut m2 = m;
-    for i in 0..3 {
-        m2[i][2] = r[i];
-    }
-    2.0 * det(&m2) / det(&m)
 }
