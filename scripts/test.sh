@@ -33,3 +33,6 @@ echo "== bash scripts/build.sh (again, for the harness)"
 bash scripts/build.sh
 echo "== pytest tests/python"
 .venv/bin/python -m pytest tests/python -q
+# Contacts that touch, rest, roll and stick, at every documented setting, each to its stop time.
+echo "== contact-robustness matrix"
+bash scripts/bench-contacts.sh

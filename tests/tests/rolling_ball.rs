@@ -103,3 +103,34 @@ fn the_slip_follows_the_coulomb_line_down_to_the_pairs_v_small() {
         "with the default v_small the tail delays the crossing: {t_default} s vs {coulomb} s"
     );
 }
+
+/// Regression: with `v_small` = 1e-5 m/s at tolerance 1e-4 (both documented settings) the ball
+/// failed with IDA_TOO_MUCH_WORK at t = 1.2 ms, and at 1e-4 m/s it took 644 093 steps for 60 s.
+/// The difference-quotient increment of a velocity, about tolerance·(|v| + 1) = 4e-4 m/s, spanned
+/// forty times the speed band in which the normal damping and the friction switch, so the
+/// Jacobian saw the saturated law instead of its slope and Newton's iteration failed step after
+/// step. Increments are now at most a tenth of the band of the contacts a body is in
+/// (`dynamics::Branches::increment_limits`). The ball must reach the textbook rolling speed.
+#[test]
+fn a_fine_v_small_at_a_loose_tolerance_rolls_on() {
+    for v_small in [1e-4, 1e-5] {
+        let run = simulate(
+            load("rolling_ball", &[("mu_r", 0.0), ("v_small", v_small)]),
+            1e-4,
+            1.0,
+            1e-2,
+        );
+        let (r, v0) = (run.parameter("r"), run.parameter("v0"));
+        let v_roll = *run.column("ball.v[1]").last().expect("samples");
+        // The contact point lies r − δ/2 below the centre (the centre at h = r − δ).
+        let height = run.column("ball.r[2]").last().expect("samples");
+        let slip = v_roll + 0.5 * (r + height) * run.column("ball.w[3]").last().expect("samples");
+        let error = v_roll / (5.0 / 7.0 * v0) - 1.0;
+        eprintln!(
+            "v_small {v_small:e} m/s, tolerance 1e-4: rolling speed {v_roll:.6} m/s ({error:+.1e} of 5/7 v0), slip {slip:.1e} m/s, {} steps",
+            run.simulation.stats().steps
+        );
+        assert!(error.abs() < 1e-4, "rolling speed {v_roll} m/s");
+        assert!(slip.abs() < v_small, "slip {slip} m/s");
+    }
+}

@@ -13,8 +13,21 @@
 //! Jacobian is formed. A contact that starts later is an event, and the integrator is restarted
 //! there with a new Jacobian. Mechanisms with cut-joints (loop closure couples branches through
 //! the multipliers) are left to IDA's own difference quotients.
+//!
+//! **Increments that resolve the contact law.** IDA's increment of a state, about rtol·|y| +
+//! atol, is 4e-4 m/s for a ball at 3 m/s and tolerance 1e-4: forty times a `v_small` of 1e-5 m/s,
+//! the speed band over which friction and the normal damping switch. A quotient across the whole
+//! band sees the saturated law, not its slope μ_k f_n · 2 / v_small, and Newton's iteration on a
+//! ball that has just stopped slipping fails step after step. The velocity states of a branch in
+//! contact are therefore perturbed by at most a tenth of the band
+//! ([`Branches::increment_limits`]): translational speeds by v_small / 10, angular speeds by the
+//! smaller of w_small / 10 and v_small / (10 ℓ), ℓ the farthest contact lever of the branch. The
+//! same resolution bounds the integrator's absolute tolerance of those speeds
+//! ([`Branches::speed_resolution`]).
 
-use super::mechanism::Mechanism;
+use super::mechanism::{Mechanism, Motion};
+use super::residual::Workspace;
+use crate::assembly::CollisionPair;
 use crate::ida::JacobianMatrix;
 use crate::linalg::BlockMatrix;
 
@@ -27,7 +40,25 @@ pub struct Branches {
     of_body: Vec<Option<usize>>,
     /// Branch pairs joined by a force element.
     fixed_links: Vec<(usize, usize)>,
+    /// The body each branch hangs from the world by.
+    roots: Vec<usize>,
+    /// What each state of y is, for [`Branches::increment_limits`].
+    kinds: Vec<StateKind>,
 }
+
+/// What a state of y measures, as far as the increments of its difference quotients care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StateKind {
+    /// A position, an angle, a drive state: no contact band to resolve.
+    Other,
+    /// A translational velocity of a joint [m/s].
+    Speed,
+    /// An angular velocity of a joint [rad/s].
+    AngularSpeed,
+}
+
+/// The fraction of a contact's speed band (`v_small`, `w_small`) that an increment may span.
+const BAND_FRACTION: f64 = 0.1;
 
 impl Branches {
     /// The branches of `mechanism`, or `None` when grouping does not apply (cut-joints, or no
@@ -38,6 +69,8 @@ impl Branches {
         }
         let mut of_body: Vec<Option<usize>> = vec![None; mechanism.bodies.len()];
         let mut states: Vec<Vec<usize>> = Vec::new();
+        let mut roots: Vec<usize> = Vec::new();
+        let mut kinds = vec![StateKind::Other; mechanism.len()];
         // Parents come before their children in the body order (otherwise: no grouping).
         for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {
             if body.parent >= k {
@@ -47,14 +80,32 @@ impl Branches {
                 Some(branch) => branch,
                 None => {
                     states.push(Vec::new());
+                    roots.push(k);
                     states.len() - 1
                 }
             };
             of_body[k] = Some(branch);
-            if let Some(s) = body.joint.as_ref().and_then(|j| j.states) {
-                let (n_q, n_v) = joint_size(mechanism, k);
-                states[branch].extend((0..n_q).map(|i| s.q + i));
-                states[branch].extend((0..n_v).map(|i| s.v + i));
+            if let Some(joint) = body.joint.as_ref() {
+                if let Some(s) = joint.states {
+                    let (n_q, n_v) = joint_size(mechanism, k);
+                    states[branch].extend((0..n_q).map(|i| s.q + i));
+                    states[branch].extend((0..n_v).map(|i| s.v + i));
+                    let velocity_kinds: &[StateKind] = match joint.motion {
+                        Motion::Free => &[
+                            StateKind::Speed,
+                            StateKind::Speed,
+                            StateKind::Speed,
+                            StateKind::AngularSpeed,
+                            StateKind::AngularSpeed,
+                            StateKind::AngularSpeed,
+                        ],
+                        Motion::Revolute(_) => &[StateKind::AngularSpeed],
+                        Motion::Prismatic(_) => &[StateKind::Speed],
+                    };
+                    for (i, kind) in velocity_kinds.iter().enumerate() {
+                        *kinds.get_mut(s.v + i)? = *kind;
+                    }
+                }
             }
         }
         // A drive's states (parts behind compliances, motor current, controller) are tied to
@@ -88,6 +139,8 @@ impl Branches {
             states,
             of_body,
             fixed_links,
+            roots,
+            kinds,
         })
     }
 
@@ -127,17 +180,85 @@ impl Branches {
             .collect()
     }
 
+    /// The largest difference-quotient increment of each state (module docs): a tenth of the
+    /// speed bands of the contacts its branch is in (signed distance in `distances` negative).
+    /// `ws` holds the kinematics (collider poses) of the state the Jacobian is formed at.
+    pub fn increment_limits(
+        &self,
+        mechanism: &Mechanism,
+        ws: &Workspace,
+        distances: &[f64],
+    ) -> Vec<f64> {
+        let pairs = mechanism.collisions.pairs.iter().zip(distances);
+        let in_contact = pairs.filter(|(_, d)| **d < 0.0).map(|(pair, _)| pair);
+        self.speed_resolution(mechanism, ws, in_contact)
+    }
+
+    /// The speed each state must be resolved to for the contact law of `pairs` to be seen: a
+    /// tenth of the pairs' speed bands (module docs) for the velocities of the branches they
+    /// touch, infinite for every other state. Also the integrator's absolute tolerance of those
+    /// velocities (`simulation`): an error as wide as the band is a friction force anywhere
+    /// between −μ_k f_n and μ_k f_n. Levers from the collider poses in `ws`.
+    pub fn speed_resolution<'a>(
+        &self,
+        mechanism: &Mechanism,
+        ws: &Workspace,
+        pairs: impl Iterator<Item = &'a CollisionPair>,
+    ) -> Vec<f64> {
+        let set = &mechanism.collisions;
+        // Per branch: the smallest v_small and w_small of its pairs, and the farthest lever
+        // (a collider's centre from the branch's root origin, plus its bounding radius).
+        let mut bands = vec![(f64::INFINITY, f64::INFINITY, 0.0_f64); self.states.len()];
+        for pair in pairs {
+            for c in [pair.a, pair.b] {
+                let collider = &set.colliders[c];
+                let Some(branch) = self.of_body[collider.body] else {
+                    continue;
+                };
+                let (Some(pose), Some(root)) =
+                    (ws.collider_poses.get(c), ws.motion.get(self.roots[branch]))
+                else {
+                    continue;
+                };
+                let lever =
+                    (pose.translation.vector - root.r).norm() + collider.shape.bounding_radius();
+                let band = &mut bands[branch];
+                band.0 = band.0.min(pair.law.v_small);
+                band.1 = band.1.min(pair.law.w_small);
+                band.2 = band.2.max(lever);
+            }
+        }
+        let mut resolution = vec![f64::INFINITY; self.kinds.len()];
+        for (members, &(v_small, w_small, lever)) in self.states.iter().zip(&bands) {
+            if v_small.is_infinite() {
+                continue;
+            }
+            for &j in members {
+                resolution[j] = BAND_FRACTION
+                    * match self.kinds[j] {
+                        StateKind::Other => f64::INFINITY,
+                        StateKind::Speed => v_small,
+                        StateKind::AngularSpeed if lever > 0.0 => w_small.min(v_small / lever),
+                        StateKind::AngularSpeed => w_small,
+                    };
+            }
+        }
+        resolution
+    }
+
     /// Fills `jac` with J = ∂F/∂y + c_j·∂F/∂ẏ at (y, ẏ), where `f0` = F(y, ẏ), by grouped
     /// forward differences; `contact_links` are the branch pairs in contact now. A dense `jac`
     /// comes zeroed; a block one is replaced by one whose groups are the branches, coupled as
     /// the force elements and `contact_links` couple them. `residual(y, ẏ, f)` evaluates F.
     /// Returns how many residual evaluations it took.
     ///
-    /// Increments: [`increment`].
+    /// Increments: [`increment`], each at most its state's entry of `limits`
+    /// ([`Branches::increment_limits`]).
     #[allow(clippy::too_many_arguments)]
     pub fn difference_quotients<E>(
         &self,
         contact_links: &[(usize, usize)],
+        limits: &[f64],
         cj: f64,
         tolerance: f64,
         y: &[f64],
@@ -185,7 +306,8 @@ impl Branches {
                     let Some(&j) = self.states[branch].get(local) else {
                         continue;
                     };
-                    let inc = increment(y[j], yp[j], cj, tolerance);
+                    let limit = limits.get(j).copied().unwrap_or(f64::INFINITY);
+                    let inc = increment(y[j], yp[j], cj, tolerance, limit);
                     y1[j] = y[j] + inc;
                     yp1[j] = yp[j] + cj * inc;
                     increments.push((branch, j, inc));
@@ -222,11 +344,12 @@ impl Branches {
 }
 
 /// The difference-quotient increment of a state with value `y`, derivative `yp`, as IDA's own:
-/// max(√ε·max(|y|, |ẏ|/c_j), rtol·|y| + atol) with rtol = atol = `tolerance`, with the sign of
-/// ẏ, and rounded so that y + increment − y is exactly the increment.
-pub fn increment(y: f64, yp: f64, cj: f64, tolerance: f64) -> f64 {
+/// max(√ε·max(|y|, |ẏ|/c_j), rtol·|y| + atol) with rtol = atol = `tolerance`, the second term
+/// at most `limit`, with the sign of ẏ, and rounded so that y + increment − y is exactly the
+/// increment.
+pub fn increment(y: f64, yp: f64, cj: f64, tolerance: f64, limit: f64) -> f64 {
     let scale = y.abs().max(yp.abs() / cj);
-    let mut inc = (f64::EPSILON.sqrt() * scale).max(tolerance * y.abs() + tolerance);
+    let mut inc = (f64::EPSILON.sqrt() * scale).max((tolerance * y.abs() + tolerance).min(limit));
     if yp < 0.0 {
         inc = -inc;
     }
@@ -343,6 +466,7 @@ mod tests {
         let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
         contacts::distances(&mechanism, &probe, &mut distances);
         let links = branches.contact_links(&mechanism, &distances);
+        let limits = branches.increment_limits(&mechanism, &probe, &distances);
         let branch = |name: &str| {
             let body = mechanism
                 .bodies
@@ -357,6 +481,7 @@ mod tests {
         let evaluations = branches
             .difference_quotients(
                 &links,
+                &limits,
                 cj,
                 tolerance,
                 &y,
@@ -373,7 +498,7 @@ mod tests {
         let mut dense = vec![0.0; n * n];
         let (mut y1, mut yp1, mut f1) = (y.clone(), yp.clone(), vec![0.0; n]);
         for j in 0..n {
-            let inc = increment(y[j], yp[j], cj, tolerance);
+            let inc = increment(y[j], yp[j], cj, tolerance, limits[j]);
             y1[j] = y[j] + inc;
             yp1[j] = yp[j] + cj * inc;
             evaluate(&y1, &yp1, &mut f1).unwrap();
@@ -391,6 +516,7 @@ mod tests {
         let block_evaluations = branches
             .difference_quotients(
                 &links,
+                &limits,
                 cj,
                 tolerance,
                 &y,

@@ -154,7 +154,8 @@ fn advice(flag: c_int) -> &'static str {
         sys::IDA_TOO_MUCH_WORK => {
             "the integrator used up its step budget (500 internal steps per output interval of \
              the model's experiment): check the model for a stiff spring or a chattering \
-             contact, or loosen the tolerance"
+             contact, loosen the tolerance, or give a model that needs more steps (a heap of \
+             elastic bodies, say) a shorter `interval`"
         }
         sys::IDA_TOO_MUCH_ACC => {
             "loosen rtol/atol: the requested accuracy is below machine precision"

@@ -147,11 +147,19 @@ impl DaeSystem for MechanismDae {
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
         contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
         let links = branches.contact_links(&self.mechanism, &self.distances);
+        let limits = branches.increment_limits(&self.mechanism, &self.workspace, &self.distances);
         let tolerance = self.tolerance;
-        let result =
-            branches.difference_quotients(&links, cj, tolerance, y, yp, res, jac, |y1, yp1, f| {
-                self.residual(t, y1, yp1, f)
-            });
+        let result = branches.difference_quotients(
+            &links,
+            &limits,
+            cj,
+            tolerance,
+            y,
+            yp,
+            res,
+            jac,
+            |y1, yp1, f| self.residual(t, y1, yp1, f),
+        );
         self.branches = Some(branches);
         Some(result.map(|evaluations| self.jacobian_residuals += evaluations as u64))
     }

@@ -20,8 +20,8 @@ use crate::dynamics::{
     FlangeInputs, Mechanism, Motion, SingularMassMatrix, Workspace,
 };
 use crate::ida::{
-    CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix, LinearSolverKind,
-    SolverStats, StepKind,
+    AbsTolerance, CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix,
+    LinearSolverKind, SolverStats, StepKind,
 };
 use crate::model::{self, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
@@ -315,13 +315,14 @@ impl Simulation {
             yp0.resize(PADDING, 0.0);
         }
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
-        // Several bodies that touch only now and then: their Jacobian columns are formed
-        // together.
+        // Bodies that may touch: their Jacobian columns are formed together, with increments
+        // that resolve the contact law's speed bands (`dynamics::Branches`); many bodies
+        // without contacts: the same, for the block solver.
         let blocks_asked = options.linear_solver == Some(LinearSolverKind::Blocks);
         let branches = Branches::new(&mechanism).filter(|b| {
             blocks_asked
-                || b.len() > 1
-                    && (!mechanism.collisions.pairs.is_empty() || y0.len() >= BLOCK_SOLVER_STATES)
+                || !mechanism.collisions.pairs.is_empty()
+                || b.len() > 1 && y0.len() >= BLOCK_SOLVER_STATES
         });
         // Many of them: their iteration matrix is factored block by block.
         let linear_solver = match (&branches, options.linear_solver) {
@@ -330,9 +331,21 @@ impl Simulation {
             (Some(_), None) if y0.len() >= BLOCK_SOLVER_STATES => LinearSolverKind::Blocks,
             (Some(_), None) => LinearSolverKind::Dense,
         };
+        // The speeds of bodies that may touch are resolved to a tenth of their contacts' speed
+        // bands (`Branches::speed_resolution`), the rest to the tolerance.
+        let atol = match &branches {
+            Some(b) if !mechanism.collisions.pairs.is_empty() => {
+                let resolution =
+                    b.speed_resolution(&mechanism, &workspace, mechanism.collisions.pairs.iter());
+                let mut atol: Vec<f64> = resolution.iter().map(|r| r.min(tolerance)).collect();
+                atol.resize(y0.len(), tolerance);
+                AbsTolerance::Vector(atol)
+            }
+            _ => tolerance.into(),
+        };
         let mut ida_options = IdaOptions {
             rtol: tolerance,
-            atol: tolerance.into(),
+            atol,
             max_step: options.max_step,
             user_jacobian: branches.is_some(),
             linear_solver,
