@@ -15,11 +15,19 @@ pub fn model_path(name: &str) -> PathBuf {
 
 /// A shipped model with some parameters overridden (SI values).
 pub fn load(name: &str, overrides: &[(&str, f64)]) -> model::ModelSpec {
+    try_load(name, overrides).expect("the model loads")
+}
+
+/// [`load`], or the model's error.
+pub fn try_load(
+    name: &str,
+    overrides: &[(&str, f64)],
+) -> Result<model::ModelSpec, model::ModelError> {
     let path = model_path(name);
     let source = std::fs::read_to_string(&path).expect("the model file is readable");
     let overrides: Vec<(String, f64)> =
         overrides.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    model::load_str_with(&source, &path.display().to_string(), &overrides).expect("the model loads")
+    model::load_str_with(&source, &path.display().to_string(), &overrides)
 }
 
 /// Output trajectories sampled at a fixed interval.

@@ -2,30 +2,48 @@
 //!
 //! - A prescribed motion whose expression overflows (`fourbar` with w1 = 1e300 rad/s and
 //!   A = 1.7e308 rad) was reported as "the mass matrix is singular at the start: some joint
-//!   moves a body without mass or inertia"; it is now refused naming the joint and its values.
+//!   moves a body without mass or inertia"; its parameters are now refused by name, and a
+//!   finite motion that moves a body faster than light names the body.
 //! - A torque input of 1e15 N·m spins the drives model's arm up to 1.5e13 rad/s within 4 ms,
 //!   where the integrator gives up; the message said "mass matrix singular at the start" for an
 //!   instant that was not the start. It now names the instant, says the motion ran away, and
 //!   the failure lists the inputs with their values.
+//! - A start speed of 1e300 m/s (`rolling_ball` with v0 = 1e300) failed inside the integrator
+//!   ("tstop = 0.001 is behind current t = 0"), and a ball of radius 1e99 m as "the mass matrix
+//!   is singular at the start". Values are now refused where they are given: any value above
+//!   1e100 in SI units (products of three stay finite), a speed faster than light, mass
+//!   properties that overflow, each naming the parameter, field or object.
 
-use fmu3d_tests::load;
+use fmu3d_tests::{load, try_load};
 use fmu_runtime::model;
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
 
 #[test]
-fn an_overflowing_motion_is_refused_naming_its_joint() {
-    let spec = load("fourbar", &[("w1", 1e300), ("A", 1.7e308)]);
-    let message = Simulation::new(spec, SimulationOptions::default())
+fn an_overflowing_motion_is_refused_naming_what_moves() {
+    // Beyond 1e100 the parameter itself is refused, by name.
+    let refused = try_load("fourbar", &[("w1", 1e300), ("A", 1.7e308)])
         .expect_err("refused")
         .to_string();
-    eprintln!("{message}");
-    assert!(message.contains("the motion of joint `rev1`"), "{message}");
-    assert!(message.contains("speed inf"), "{message}");
+    eprintln!("{refused}");
     assert!(
-        message.contains("not finite at the start time 0 s"),
-        "{message}"
+        refused.contains("parameter `w1` is out of range"),
+        "{refused}"
     );
-    assert!(!message.contains("mass matrix"), "{message}");
+    // Within it, motions too fast for the links: the crank at 1e99 rad/s, or its sine of
+    // amplitude 1e100 rad and period 1e-100 s, moves the bars faster than light (their speeds
+    // overflow in the loop), which the accelerations turned into "a singular mass matrix".
+    for overrides in [vec![("w1", 1e99)], vec![("A", 1e100), ("T", 1e-100)]] {
+        let spec = load("fourbar", &overrides);
+        let message = Simulation::new(spec, SimulationOptions::default())
+            .expect_err("refused")
+            .to_string();
+        eprintln!("{message}");
+        assert!(
+            message.contains("body `bar") && message.contains("faster than light"),
+            "{message}"
+        );
+        assert!(!message.contains("mass matrix"), "{message}");
+    }
 }
 
 #[test]
@@ -63,4 +81,42 @@ fn a_runaway_torque_is_reported_at_its_instant_with_the_inputs() {
     );
     assert!(!message.contains("at the start"), "{message}");
     assert!(diagnosis.contains("rev.tau = 1e15 N.m"), "{diagnosis}");
+}
+
+fn refusal(overrides: &[(&str, f64)]) -> String {
+    match try_load("rolling_ball", overrides) {
+        Err(error) => error.to_string(),
+        Ok(spec) => Simulation::new(spec, SimulationOptions::default())
+            .expect_err("refused")
+            .to_string(),
+    }
+}
+
+#[test]
+fn values_beyond_what_the_engine_computes_with_are_refused_by_name() {
+    let huge = refusal(&[("v0", 1e300)]);
+    eprintln!("{huge}");
+    assert!(
+        huge.contains("parameter `v0` is out of range") && huge.contains("1e100"),
+        "{huge}"
+    );
+    let light = refusal(&[("v0", 1e9)]);
+    eprintln!("{light}");
+    assert!(
+        light.contains("`v` is faster than light, found [1e9, 0, 0] m/s"),
+        "{light}"
+    );
+    let heavy = refusal(&[("r", 1e99)]);
+    eprintln!("{heavy}");
+    assert!(
+        heavy.contains("object `ball`") && heavy.contains("not finite"),
+        "{heavy}"
+    );
+    assert!(!heavy.contains("mass matrix"), "{heavy}");
+    // Below the limits the same model runs: the checks refuse only what cannot be computed.
+    assert!(Simulation::new(
+        load("rolling_ball", &[("v0", 1e5), ("r", 1e3)]),
+        SimulationOptions::default()
+    )
+    .is_ok());
 }

@@ -613,6 +613,17 @@ impl<'a> Evaluator<'a> {
                         format!("the value {v} given for parameter `{full}` is not finite"),
                     ));
                 }
+                if v.abs() > crate::model::units::MAX_MAGNITUDE {
+                    return Err(Diag::new(
+                        name.pos,
+                        format!(
+                            "the value {v:e} given for parameter `{full}` is out of range: fmu3d \
+                             takes values up to {:e} in SI units, so that products of them stay \
+                             finite",
+                            crate::model::units::MAX_MAGNITUDE
+                        ),
+                    ));
+                }
                 v
             }
             None => value,

@@ -82,6 +82,23 @@ pub fn from_density(shape: &ShapeSpec, density: f64) -> MassSpec {
     }
 }
 
+/// Why mass properties computed from a shape are beyond what the engine can compute with, or
+/// `None`: the mass and every inertia entry finite (a sphere of 2e99 m has a finite mass, but its
+/// inertia overflows), and the mass above zero (a shape so thin that its volume rounds to zero).
+pub fn out_of_range(properties: &MassSpec) -> Option<String> {
+    let MassSpec { mass, inertia, .. } = properties;
+    if !(mass.is_finite() && inertia.iter().all(|v| v.is_finite())) {
+        return Some(format!(
+            "its mass ({mass:e} kg) or inertia (largest entry {:e} kg.m2) is not finite",
+            inertia.iter().fold(0.0_f64, |a, v| a.max(v.abs()))
+        ));
+    }
+    if *mass <= 0.0 {
+        return Some(format!("its mass is {mass:e} kg, not above zero"));
+    }
+    None
+}
+
 /// Why an inertia tensor cannot belong to a rigid body, or `None` when it can: it must be
 /// symmetric, positive semi-definite, and its principal moments must satisfy the triangle
 /// inequality (each at most the sum of the other two).

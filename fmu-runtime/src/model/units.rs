@@ -1,5 +1,13 @@
 //! Units a model file may write after a value: their scale to SI and their quantity kind.
 
+/// The largest magnitude of any value in SI units: the engine forms products of up to three
+/// values (a density times a volume, a mass times a squared speed), which stay finite below
+/// 1.8e308 when each factor is below this.
+pub const MAX_MAGNITUDE: f64 = 1e100;
+
+/// The speed of light [m/s]: no speed of a Newtonian mechanism comes near it.
+pub const SPEED_OF_LIGHT: f64 = 299_792_458.0;
+
 /// The physical quantity a field expects or a unit measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -299,6 +299,9 @@ impl Simulation {
                 &spec.name, &deep,
             )));
         }
+        if let Some(message) = faster_than_light(&mechanism, &workspace) {
+            return Err(SimulationError::Usage(message));
+        }
         // Pairs in contact at the start time start like contacts found at an event.
         let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
         contacts::distances(&mechanism, &workspace, &mut distances);
@@ -455,6 +458,29 @@ impl Simulation {
     pub fn state_count(&self) -> usize {
         self.ida.system().mechanism.len()
     }
+}
+
+/// The first body whose origin moves faster than light at the start (from the start values and
+/// prescribed motions of the joints, in `ws`), as a message; `None` when every body is slower.
+/// A speed that no field states alone (a crank of 1 m turned at 1e99 rad/s) is found here,
+/// before the accelerations, which would overflow into "a singular mass matrix".
+fn faster_than_light(mechanism: &Mechanism, ws: &Workspace) -> Option<String> {
+    let light = crate::model::units::SPEED_OF_LIGHT;
+    mechanism
+        .bodies
+        .iter()
+        .zip(&ws.motion)
+        .skip(1)
+        .find(|(_, motion)| !(motion.v.norm() <= light))
+        .map(|(body, motion)| {
+            format!(
+                "body `{}` moves at {:e} m/s at the start, faster than light: fmu3d simulates \
+                 Newtonian mechanics, below {light} m/s; check the start values and the \
+                 prescribed motions of the joints that move it",
+                body.name,
+                motion.v.norm()
+            )
+        })
 }
 
 #[cfg(test)]

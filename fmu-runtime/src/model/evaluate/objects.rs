@@ -431,7 +431,17 @@ impl<'a> Evaluator<'a> {
                 )
                 .with_help(Some("add `shape KIND { ... }` or give `m`, `center` and `inertia`".into())));
             };
-            return Ok(mass::from_density(shape, rho));
+            let properties = mass::from_density(shape, rho);
+            if let Some(problem) = mass::out_of_range(&properties) {
+                return Err(Diag::new(
+                    b.pos,
+                    format!("object `{object}`: {problem}, from its shape's size and density"),
+                )
+                .with_help(Some(
+                    "check the parameters the shape's dimensions are computed from".into(),
+                )));
+            }
+            return Ok(properties);
         }
         let Some(m_expr) = f.get("m") else {
             return Err(Diag::new(

@@ -3,6 +3,52 @@
 
 use super::*;
 
+use crate::model::units::{MAX_MAGNITUDE, SPEED_OF_LIGHT};
+
+/// Why the value of a field of quantity `kind` is beyond what fmu3d simulates, or `None`: not
+/// finite, above [`MAX_MAGNITUDE`], or (a velocity) faster than light.
+pub(super) fn out_of_range(value: &Value, kind: Kind) -> Option<String> {
+    let components: &[f64] = match value {
+        Value::Num(v) => std::slice::from_ref(v),
+        Value::Vector(v) => v,
+    };
+    // Plain digits for everyday magnitudes, exponents for the rest.
+    let number = |x: &f64| {
+        if *x == 0.0 || (1e-3..1e6).contains(&x.abs()) {
+            format!("{x}")
+        } else {
+            format!("{x:e}")
+        }
+    };
+    let shown = match value {
+        Value::Num(v) => number(v),
+        Value::Vector(v) => {
+            let parts: Vec<String> = v.iter().map(number).collect();
+            format!("[{}]", parts.join(", "))
+        }
+    };
+    let unit = kind.si_unit();
+    if components.iter().any(|v| !v.is_finite()) {
+        return Some(format!(
+            "is not finite, found {shown} {unit}: check the parameters it is computed from"
+        ));
+    }
+    if components.iter().any(|v| v.abs() > MAX_MAGNITUDE) {
+        return Some(format!(
+            "is out of range, found {shown} {unit}: fmu3d takes values up to {MAX_MAGNITUDE:e} in \
+             SI units, so that products of them stay finite"
+        ));
+    }
+    let magnitude = components.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if kind == Kind::Velocity && magnitude > SPEED_OF_LIGHT {
+        return Some(format!(
+            "is faster than light, found {shown} {unit}: fmu3d simulates Newtonian mechanics, \
+             below {SPEED_OF_LIGHT} m/s"
+        ));
+    }
+    None
+}
+
 impl<'a> Evaluator<'a> {
     pub(super) fn quantity(
         &self,
@@ -35,6 +81,9 @@ impl<'a> Evaluator<'a> {
                 };
                 return Err(Diag::new(u.pos, msg).with_help(help));
             }
+        }
+        if let Some(problem) = out_of_range(&q.value, kind) {
+            return Err(Diag::new(e.pos, format!("`{field}` {problem}")));
         }
         Ok(q)
     }
