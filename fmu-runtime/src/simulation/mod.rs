@@ -471,7 +471,7 @@ fn faster_than_light(mechanism: &Mechanism, ws: &Workspace) -> Option<String> {
         .iter()
         .zip(&ws.motion)
         .skip(1)
-        .find(|(_, motion)| !(motion.v.norm() <= light))
+        .find(|(_, motion)| motion.v.norm() > light || motion.v.norm().is_nan())
         .map(|(body, motion)| {
             format!(
                 "body `{}` moves at {:e} m/s at the start, faster than light: fmu3d simulates \
