@@ -12,7 +12,8 @@
 //!   ("tstop = 0.001 is behind current t = 0"), and a ball of radius 1e99 m as "the mass matrix
 //!   is singular at the start". Values are now refused where they are given: any value above
 //!   1e100 in SI units (products of three stay finite), a speed faster than light, mass
-//!   properties that overflow, each naming the parameter, field or object.
+//!   properties that overflow, each naming the parameter, field or object. `fmi2SetReal`
+//!   refuses the same values for inputs and parameters, by the variable's name.
 
 use fmu3d_tests::{load, try_load};
 use fmu_runtime::model;
@@ -119,4 +120,50 @@ fn values_beyond_what_the_engine_computes_with_are_refused_by_name() {
         SimulationOptions::default()
     )
     .is_ok());
+}
+
+/// `fmi2SetReal` refuses what the model file refuses: a torque input or a parameter above 1e100,
+/// a speed input faster than light, each by the variable's name (an `fmi2Error`, as for a value
+/// that is not finite); values within the limits are taken.
+#[test]
+fn fmi2_set_real_refuses_values_out_of_range_by_name() {
+    use fmu3d_tests::fmi2_host::{value_reference, Resources, Slave};
+    use fmu_runtime::fmi2::types::Fmi2Status;
+    const MODEL: &str = r#"
+model limits "A torque-driven pendulum and a slider whose speed is prescribed"
+parameters { L = 0.5 m "arm" }
+experiment { stop_time = 1 s; interval = 10 ms; tolerance = 1e-6 }
+object body { mass { m = 1 kg; center = [L, 0, 0]; inertia = diag(0.001, 0.001, 0.001) kg.m2 } }
+joint rev revolute { from = world; to = body; axis = z; flange = force }
+object cart { mass { m = 1 kg; inertia = diag(0.001, 0.001, 0.001) kg.m2 } }
+joint slide prismatic { from = world; to = cart; axis = x; flange = motion }
+"#;
+    let resources = Resources::new("limits", MODEL);
+    let (tau, length, speed) = (
+        value_reference(MODEL, "rev.tau"),
+        value_reference(MODEL, "L"),
+        value_reference(MODEL, "slide.v"),
+    );
+    for (vr, value, expected) in [
+        (tau, 1e101, "`rev.tau` cannot be set to 1e101"),
+        (length, -2e100, "`L` cannot be set to -2e100"),
+        (
+            speed,
+            3e8,
+            "`slide.v` cannot be set to 3e8 m/s, faster than light",
+        ),
+    ] {
+        // A refused value is an error (FMI 2.0.4: the instance needs a reset), so one
+        // instance per value.
+        let slave = Slave::new(&resources);
+        assert_eq!(slave.set(&[vr], &[value]), Fmi2Status::Error);
+        let message = slave.messages().pop().map(|m| m.text).unwrap_or_default();
+        eprintln!("{message}");
+        assert!(message.contains(expected), "{message}");
+    }
+    let slave = Slave::new(&resources);
+    assert_eq!(
+        slave.set(&[tau, length, speed], &[1e15, 2.0, 2.9e8]),
+        Fmi2Status::Ok
+    );
 }

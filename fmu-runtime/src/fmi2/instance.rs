@@ -9,6 +9,7 @@ use super::types::Fmi2Status;
 use crate::assembly::{Causality, VariableKind};
 use crate::fmu::{self, MODEL_FILE};
 use crate::model;
+use crate::model::units::{MAX_MAGNITUDE, SPEED_OF_LIGHT};
 use crate::simulation::{
     Simulation, SimulationError, SimulationOptions, Snapshot, MAX_OUTPUT_DERIVATIVE_ORDER,
 };
@@ -283,6 +284,20 @@ impl Instance {
             if !value.is_finite() {
                 return Err(format!(
                     "`{}` cannot be set to {value}: values must be finite",
+                    variable.name
+                ));
+            }
+            if value.abs() > MAX_MAGNITUDE {
+                return Err(format!(
+                    "`{}` cannot be set to {value:e}: fmu3d takes values up to {MAX_MAGNITUDE:e} \
+                     in SI units, so that products of them stay finite",
+                    variable.name
+                ));
+            }
+            if variable.unit == "m/s" && value.abs() > SPEED_OF_LIGHT {
+                return Err(format!(
+                    "`{}` cannot be set to {value:e} m/s, faster than light: fmu3d simulates \
+                     Newtonian mechanics, below {SPEED_OF_LIGHT} m/s",
                     variable.name
                 ));
             }
