@@ -164,7 +164,7 @@ pub fn assert_stick_states_are_saved(spec: model::ModelSpec, at: f64, count: u32
     slipping
         .frictions
         .iter_mut()
-        .for_each(|f| *f = Default::default());
+        .for_each(|(_, f)| *f = Default::default());
     simulation.restore(&slipping).expect("restores");
     let third = follow(&mut simulation);
     assert!(first != third, "the stick state made no difference");

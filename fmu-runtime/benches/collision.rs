@@ -65,7 +65,7 @@ const SIMULATIONS: &[(&str, usize)] = &[
 /// Whole simulations: start-up excluded, stepping from output to output as an importer does.
 fn simulations() {
     println!();
-    println!("| model | simulated [s] | states | collision pairs | wall [s] | wall per simulated s [ms] | IDA steps | events | root evals | residual evals | +for Jacobians | Jacobians |");
+    println!("| model | simulated [s] | states | colliders | wall [s] | wall per simulated s [ms] | IDA steps | events | root evals | residual evals | +for Jacobians | Jacobians |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &(name, runs) in SIMULATIONS {
         let path = format!("{}/../models/{name}.m3d", env!("CARGO_MANIFEST_DIR"));
@@ -93,7 +93,7 @@ fn simulations() {
         println!(
             "| {name} | {simulated} | {} | {} | {wall:.2} | {:.1} | {} | {} | {} | {} | {} | {} |",
             sim.state_count(),
-            sim.mechanism().collisions.pairs.len(),
+            sim.mechanism().collisions.colliders.len(),
             wall / simulated * 1e3,
             s.steps,
             sim.events(),

@@ -80,14 +80,12 @@ pub fn declaration(sim: &Simulation, index: usize) -> Declaration {
 /// - a frame's position and orientation depend on the prescribed angle (position) input of every
 ///   motion-driven joint between the frame's body and the world, its velocity and angular
 ///   velocity on those joints' angle and speed inputs.
-pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
+///
+/// `inputs`: the indices of the input variables ([`input_indices`], found once for all the
+/// outputs: a scan of the table per output would be quadratic in the model's size).
+pub fn dependencies(sim: &Simulation, inputs: &[usize], index: usize) -> Vec<usize> {
     let table = &sim.variables.variables;
-    let inputs = || {
-        table
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.causality == Causality::Input)
-    };
+    let inputs = || inputs.iter().map(|&i| (i, &table[i]));
     match table[index].kind {
         // Reactions depend on accelerations, so on every input.
         VariableKind::JointAcceleration(_)
@@ -151,6 +149,14 @@ pub fn dependencies(sim: &Simulation, index: usize) -> Vec<usize> {
                 .collect()
         }
     }
+}
+
+/// The indices of the input variables, in table order.
+pub fn input_indices(sim: &Simulation) -> Vec<usize> {
+    let table = &sim.variables.variables;
+    (0..table.len())
+        .filter(|&i| table[i].causality == Causality::Input)
+        .collect()
 }
 
 /// The super-object `body` and its ancestors up to (without) the world.
@@ -354,6 +360,7 @@ fn scalar_variable(
 fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> {
     let table = &sim.variables.variables;
     let outputs: Vec<usize> = sim.variables.outputs().map(|(i, _)| i).collect();
+    let inputs = input_indices(sim);
     // Initial unknowns (FMI 2.0.4 §2.2.8): outputs with initial "approx" or "calculated" and
     // calculated parameters, in variable order. What is known at initialization: the parameters
     // with initial "exact" and the inputs.
@@ -368,7 +375,7 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
             // rest as during a step.
             "output" => {
                 let mut known = exact_parameters.clone();
-                known.extend(dependencies(sim, i));
+                known.extend(dependencies(sim, &inputs, i));
                 known.sort_unstable();
                 known.dedup();
                 Some((i, known))
@@ -381,7 +388,7 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
             if !outputs.is_empty() {
                 w.create_element("Outputs").write_inner_content(|w| {
                     for &i in &outputs {
-                        unknown(w, i, &dependencies(sim, i))?;
+                        unknown(w, i, &dependencies(sim, &inputs, i))?;
                     }
                     Ok(())
                 })?;
@@ -431,7 +438,7 @@ pub fn real(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{dependencies, real};
+    use super::{dependencies, input_indices, real};
     use fmu_runtime::assembly::Causality;
     use fmu_runtime::model;
     use fmu_runtime::simulation::{Simulation, SimulationOptions};
@@ -482,7 +489,7 @@ joint spin revolute { from = world; to = wheel; axis = z; flange = force }
         }
         for (k, &output) in outputs.iter().enumerate() {
             let name = &sim.variables.variables[output].name;
-            let declared = dependencies(&sim, output);
+            let declared = dependencies(&sim, &input_indices(&sim), output);
             assert!(
                 changed_by[k].iter().all(|i| declared.contains(i)),
                 "{name}: declared {declared:?}, changed by {:?}",

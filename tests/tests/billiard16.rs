@@ -234,7 +234,7 @@ fn the_residual_of_the_mirrored_state_is_the_mirrored_residual() {
         // The contact law's discrete state (approach speed at contact start) left out on both
         // sides: every contact takes its present approach speed.
         residual(&mechanism, &inputs, &mut workspace, y, yp, &mut res);
-        let contacts = (0..mechanism.collisions.pairs.len())
+        let contacts = (0..workspace.pairs.len())
             .filter(|&p| {
                 fmu_runtime::dynamics::contacts::pair_response(&mechanism, &workspace, p).is_some()
             })

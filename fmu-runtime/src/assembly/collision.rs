@@ -91,26 +91,40 @@ pub struct CollisionPair {
     pub holds_turn: bool,
 }
 
-/// A contact the model reports as outputs: every collision pair between its two objects.
+/// A contact the model reports as outputs: every collision pair between its two objects, as
+/// collider indices `(a, b)`, `a < b`.
 #[derive(Debug, Clone)]
 pub struct ContactReport {
     pub name: String,
-    pub pairs: Vec<usize>,
+    pub pairs: Vec<(usize, usize)>,
 }
 
-/// The most collision pairs a model may have (each about 130 bytes, and one zero-crossing
-/// function): 2 000 colliding spheres make 2 million.
-pub const MAX_COLLISION_PAIRS: usize = 2_500_000;
-
-/// Every collider and every pair that may collide.
+/// Every collider, and the rules that say which two of them collide and by which law.
+///
+/// The pairs themselves are not listed here: every two colliders of separate bodies may
+/// collide, so a list would grow with the square of their number (50 million pairs for 10 000
+/// balls). The pairs come from the broad phase as the colliders come near each other
+/// ([`crate::dynamics::contacts::PairTable`]), and [`CollisionSet::pair`] makes each one from
+/// the rules: the body exclusions, the roles, and the contact law of the two materials, all
+/// checked when the set is built (a missing contact-pair material is an error of the model, not
+/// of the instant two shapes first meet).
 #[derive(Debug, Clone, Default)]
 pub struct CollisionSet {
     pub colliders: Vec<Collider>,
-    pub pairs: Vec<CollisionPair>,
     pub reports: Vec<ContactReport>,
-    /// The indices of the pairs that stick ([`CollisionPair::sticks`]), in order: each has a
-    /// stick–slip switching function after the signed distances.
-    pub sticking: Vec<usize>,
+    /// Per body: bodies it must not collide with (joint neighbours; each relation stored once).
+    excluded: Vec<Vec<usize>>,
+    /// Per collider: the index of its solid material in `laws`.
+    material: Vec<usize>,
+    /// Per two materials (row-major, materials × materials): the law between them, with the
+    /// geometry of each pair filled in by [`CollisionSet::pair`]; `None` where no two colliders
+    /// of these materials collide.
+    laws: Vec<Option<ContactLaw>>,
+    materials: usize,
+    /// Per collider: how many colliders it collides with.
+    partners: Vec<usize>,
+    /// Whether any two colliders collide.
+    any: bool,
 }
 
 impl CollisionSet {
@@ -128,114 +142,58 @@ impl CollisionSet {
                 .insert(&pair.materials[0], &pair.materials[1], material)
                 .map_err(|e| SceneError::new(&pair.location, e.to_string()))?;
         }
-        let mut colliders = Vec::new();
-        for (index, object) in scene.objects.iter().enumerate() {
-            let (Some(contact), Some(shape)) = (&object.contact, &object.shape) else {
-                continue;
-            };
-            let shape = match contact.smoothing {
-                Some(radius) => Shape::with_smoothing_radius(shape, radius),
-                None => Shape::new(shape),
-            }
-            .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
-            let solid = materials::lookup(&contact.material).ok_or_else(|| {
-                SceneError::new(
-                    &object.location,
-                    format!("unknown solid material `{}`", contact.material),
-                )
-            })?;
-            let (body, pose) = assembly.placement[index];
-            let vertices = match *shape.core() {
-                Core::Box { half_extents } => Some((half_extents, shape.margin())),
-                _ => None,
-            };
-            let owner = colliders.len();
-            colliders.push(Collider {
-                object: ObjectHandle(index),
-                body,
-                pose,
-                shape,
-                solid,
-                role: if vertices.is_some() {
-                    Role::Box
-                } else {
-                    Role::Other
+        let colliders = colliders(scene, assembly)?;
+        let mut solids: Vec<&'static SolidMaterial> = Vec::new();
+        let material = colliders
+            .iter()
+            .map(
+                |c| match solids.iter().position(|s| s.name == c.solid.name) {
+                    Some(k) => k,
+                    None => {
+                        solids.push(c.solid);
+                        solids.len() - 1
+                    }
                 },
-            });
-            if let Some((half, margin)) = vertices {
-                let sphere = Shape::new(&ShapeSpec::Sphere {
-                    diameter: 2.0 * margin,
-                })
-                .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
-                for k in 0..8 {
-                    let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
-                    let corner = Vector3::new(sign(1) * half.x, sign(2) * half.y, sign(4) * half.z);
-                    colliders.push(Collider {
-                        object: ObjectHandle(index),
-                        body,
-                        pose: pose * Translation3::from(corner),
-                        shape: sphere.clone(),
-                        solid,
-                        role: Role::Vertex(owner),
-                    });
-                }
-                for (axis, placement) in edge_placements(&half) {
-                    let capsule = Shape::new(&ShapeSpec::Capsule {
-                        diameter: 2.0 * margin,
-                        length: 2.0 * half[axis],
-                    })
-                    .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
-                    colliders.push(Collider {
-                        object: ObjectHandle(index),
-                        body,
-                        pose: pose * placement,
-                        shape: capsule,
-                        solid,
-                        role: Role::Edge(owner),
-                    });
-                }
-            }
-        }
-        // Every two colliders may collide: refuse before allocating what grows with the square
-        // of their number.
-        let potential = colliders.len() * colliders.len().saturating_sub(1) / 2;
-        if potential > MAX_COLLISION_PAIRS {
-            let location = colliders
-                .last()
-                .map(|c| scene.object(c.object).location.clone())
-                .unwrap_or_default();
-            return Err(SceneError::new(
-                &location,
-                format!(
-                    "{} colliding shapes (a box counts as 21: its faces, 8 corners and 12 edges) \
-                     make {potential} collision pairs, more than the {MAX_COLLISION_PAIRS} this \
-                     engine supports; make the model smaller (fewer colliding bodies)",
-                    colliders.len()
-                ),
-            ));
-        }
-        let excluded = |i: usize, j: usize| {
-            let so = &assembly.super_objects;
-            i == j || so[i].no_collision_pairs.contains(&j) || so[j].no_collision_pairs.contains(&i)
+            )
+            .collect();
+        let mut set = CollisionSet {
+            colliders,
+            reports: Vec::new(),
+            excluded: assembly
+                .super_objects
+                .iter()
+                .map(|so| so.no_collision_pairs.clone())
+                .collect(),
+            material,
+            laws: vec![None; solids.len() * solids.len()],
+            materials: solids.len(),
+            partners: Vec::new(),
+            any: false,
         };
-        let mut pairs = Vec::new();
-        for a in 0..colliders.len() {
-            for b in a + 1..colliders.len() {
-                let (ca, cb) = (&colliders[a], &colliders[b]);
-                if excluded(ca.body, cb.body) || !ca.role.collides(cb.role) {
+        // The law of every two materials that meet in some pair, checked now: the first pair
+        // of colliders of those materials names the objects in an error.
+        let mut members = vec![Vec::new(); solids.len()];
+        for (k, &m) in set.material.iter().enumerate() {
+            members[m].push(k);
+        }
+        for m1 in 0..solids.len() {
+            for m2 in m1..solids.len() {
+                let Some((a, b)) = set.first_pair_between(&members[m1], &members[m2]) else {
                     continue;
-                }
+                };
+                let (ca, cb) = (&set.colliders[a], &set.colliders[b]);
+                let name = |c: &Collider| scene.object(c.object).name.clone();
+                let location = scene.object(cb.object).location.clone();
                 let material = *table.get(ca.solid.name, cb.solid.name).map_err(|_| {
-                    let object = scene.object(cb.object);
                     SceneError::new(
-                        &object.location,
+                        &location,
                         format!(
                             "no contact-pair material for `{}` and `{}` (objects `{}` and `{}`): \
                              add `contact_pair {} {} {{ cor = ...; mu_k = ...; mu_r = ... }}`",
                             ca.solid.name,
                             cb.solid.name,
-                            scene.object(ca.object).name,
-                            object.name,
+                            name(ca),
+                            name(cb),
                             ca.solid.name,
                             cb.solid.name
                         ),
@@ -244,39 +202,38 @@ impl CollisionSet {
                 let geometry = ContactGeometry::from_shapes(&ca.shape, &cb.shape);
                 let law =
                     ContactLaw::new(ca.solid, cb.solid, &material, geometry).map_err(|e| {
-                        let object = scene.object(cb.object);
                         SceneError::new(
-                            &object.location,
+                            &location,
                             format!(
                                 "the contact of objects `{}` and `{}`: {e}",
-                                scene.object(ca.object).name,
-                                object.name
+                                name(ca),
+                                name(cb)
                             ),
                         )
                     })?;
-                let rounded = ca.role == Role::Other || cb.role == Role::Other;
-                let rolling_resistance = law.mu_r * law.geometry.mu_geo > 0.0;
-                let sticks = law.mu_s > 0.0 && (!rounded || rolling_resistance);
-                pairs.push(CollisionPair {
-                    a,
-                    b,
-                    law,
-                    sticks,
-                    holds_turn: sticks && rounded,
-                });
+                set.laws[m1 * set.materials + m2] = Some(law);
+                set.laws[m2 * set.materials + m1] = Some(law);
+                set.any = true;
             }
         }
-        let mut reports = Vec::new();
+        set.partners = set.count_partners();
         for (spec, from, to) in &scene.contact_outputs {
-            let between: Vec<usize> = pairs
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| {
-                    let (a, b) = (colliders[p.a].object, colliders[p.b].object);
-                    (a, b) == (*from, *to) || (b, a) == (*from, *to)
-                })
-                .map(|(i, _)| i)
-                .collect();
+            let of = |object: ObjectHandle| -> Vec<usize> {
+                (0..set.colliders.len())
+                    .filter(|&k| set.colliders[k].object == object)
+                    .collect()
+            };
+            let (on_from, on_to) = (of(*from), of(*to));
+            let mut between = Vec::new();
+            for &i in &on_from {
+                for &j in &on_to {
+                    let (a, b) = (i.min(j), i.max(j));
+                    if set.may_collide(a, b) {
+                        between.push((a, b));
+                    }
+                }
+            }
+            between.sort_unstable();
             if between.is_empty() {
                 return Err(SceneError::new(
                     &spec.location,
@@ -288,19 +245,235 @@ impl CollisionSet {
                     ),
                 ));
             }
-            reports.push(ContactReport {
+            set.reports.push(ContactReport {
                 name: spec.name.clone(),
                 pairs: between,
             });
         }
-        let sticking = (0..pairs.len()).filter(|&i| pairs[i].sticks).collect();
-        Ok(CollisionSet {
-            colliders,
-            pairs,
-            reports,
-            sticking,
+        Ok(set)
+    }
+
+    /// How many colliders collider `c` collides with.
+    pub fn partners(&self, c: usize) -> usize {
+        self.partners.get(c).copied().unwrap_or(0)
+    }
+
+    /// Per collider, how many colliders it collides with, from counts of the colliders by role
+    /// and material, overall and per body: O(colliders) instead of visiting every pair.
+    fn count_partners(&self) -> Vec<usize> {
+        const KINDS: usize = 4;
+        let kind = |role: Role| match role {
+            Role::Box => 0,
+            Role::Vertex(_) => 1,
+            Role::Other => 2,
+            Role::Edge(_) => 3,
+        };
+        let representative = [Role::Box, Role::Vertex(0), Role::Other, Role::Edge(0)];
+        let classes = KINDS * self.materials;
+        let class = |c: usize| kind(self.colliders[c].role) * self.materials + self.material[c];
+        let bodies = self.excluded.len();
+        let mut total = vec![0usize; classes];
+        let mut per_body: Vec<Vec<(usize, usize)>> = vec![Vec::new(); bodies];
+        for c in 0..self.colliders.len() {
+            total[class(c)] += 1;
+            let counts = &mut per_body[self.colliders[c].body];
+            match counts.iter_mut().find(|(k, _)| *k == class(c)) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((class(c), 1)),
+            }
+        }
+        // Joint neighbours, both ways, without duplicates.
+        let mut neighbours: Vec<Vec<usize>> = self.excluded.clone();
+        for (body, excluded) in self.excluded.iter().enumerate() {
+            for &other in excluded {
+                if other < bodies {
+                    neighbours[other].push(body);
+                }
+            }
+        }
+        for (body, list) in neighbours.iter_mut().enumerate() {
+            list.retain(|&other| other != body);
+            list.sort_unstable();
+            list.dedup();
+        }
+        (0..self.colliders.len())
+            .map(|c| {
+                let collider = &self.colliders[c];
+                let mut count = vec![0usize; classes];
+                count.clone_from(&total);
+                for &body in std::iter::once(&collider.body).chain(&neighbours[collider.body]) {
+                    for &(k, n) in &per_body[body] {
+                        count[k] -= n;
+                    }
+                }
+                (0..classes)
+                    .filter(|&k| {
+                        let (role, material) =
+                            (representative[k / self.materials], k % self.materials);
+                        collider.role.collides(role)
+                            && self.laws[self.material[c] * self.materials + material].is_some()
+                    })
+                    .map(|k| count[k])
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// Whether any two colliders collide.
+    pub fn has_pairs(&self) -> bool {
+        self.any
+    }
+
+    /// The smallest speed bands (v_small [m/s], w_small [rad/s]) of the laws collider `c` may
+    /// meet another collider by; `None` when it collides with nothing.
+    pub fn bands(&self, c: usize) -> Option<(f64, f64)> {
+        let row = self.material.get(c)? * self.materials;
+        self.laws[row..row + self.materials]
+            .iter()
+            .flatten()
+            .map(|law| (law.v_small, law.w_small))
+            .reduce(|x, y| (x.0.min(y.0), x.1.min(y.1)))
+    }
+
+    /// The same colliders without any pair (for comparisons).
+    pub fn without_pairs(&self) -> CollisionSet {
+        CollisionSet {
+            any: false,
+            laws: vec![None; self.laws.len()],
+            ..self.clone()
+        }
+    }
+
+    /// Whether colliders `a` and `b` collide: on different bodies not joined by a joint that
+    /// forbids it, with roles that collide (module documentation).
+    pub fn may_collide(&self, a: usize, b: usize) -> bool {
+        let (ca, cb) = (&self.colliders[a], &self.colliders[b]);
+        a != b
+            && ca.body != cb.body
+            && !self.excluded[ca.body].contains(&cb.body)
+            && !self.excluded[cb.body].contains(&ca.body)
+            && ca.role.collides(cb.role)
+    }
+
+    /// The pair of colliders `a < b`, if they collide.
+    pub fn pair(&self, a: usize, b: usize) -> Option<CollisionPair> {
+        if a >= b || b >= self.colliders.len() || !self.may_collide(a, b) {
+            return None;
+        }
+        let (ca, cb) = (&self.colliders[a], &self.colliders[b]);
+        let base = self.laws[self.material[a] * self.materials + self.material[b]]?;
+        let law = ContactLaw {
+            geometry: ContactGeometry::from_shapes(&ca.shape, &cb.shape),
+            ..base
+        };
+        let rounded = ca.role == Role::Other || cb.role == Role::Other;
+        let rolling_resistance = law.mu_r * law.geometry.mu_geo > 0.0;
+        let sticks = law.mu_s > 0.0 && (!rounded || rolling_resistance);
+        Some(CollisionPair {
+            a,
+            b,
+            law,
+            sticks,
+            holds_turn: sticks && rounded,
         })
     }
+
+    /// The first two colliders, one from `first` and one from `second` (ascending indices),
+    /// that collide, as `(a, b)` with `a < b`. Stops at the first: scenes of many bodies find
+    /// one at once (every body collides with all but its few joint neighbours).
+    fn first_pair_between(&self, first: &[usize], second: &[usize]) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for &i in first {
+            if best.is_some_and(|(a, _)| a < i) {
+                break;
+            }
+            for &j in second {
+                let pair = (i.min(j), i.max(j));
+                if best.is_some_and(|b| b <= pair) {
+                    continue;
+                }
+                if self.may_collide(pair.0, pair.1) {
+                    best = Some(pair);
+                    break;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The colliders of the scene: every object with a shape and a contact, and the vertex spheres
+/// and edge capsules of its boxes.
+fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneError> {
+    let mut colliders = Vec::new();
+    for (index, object) in scene.objects.iter().enumerate() {
+        let (Some(contact), Some(shape)) = (&object.contact, &object.shape) else {
+            continue;
+        };
+        let shape = match contact.smoothing {
+            Some(radius) => Shape::with_smoothing_radius(shape, radius),
+            None => Shape::new(shape),
+        }
+        .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+        let solid = materials::lookup(&contact.material).ok_or_else(|| {
+            SceneError::new(
+                &object.location,
+                format!("unknown solid material `{}`", contact.material),
+            )
+        })?;
+        let (body, pose) = assembly.placement[index];
+        let vertices = match *shape.core() {
+            Core::Box { half_extents } => Some((half_extents, shape.margin())),
+            _ => None,
+        };
+        let owner = colliders.len();
+        colliders.push(Collider {
+            object: ObjectHandle(index),
+            body,
+            pose,
+            shape,
+            solid,
+            role: if vertices.is_some() {
+                Role::Box
+            } else {
+                Role::Other
+            },
+        });
+        if let Some((half, margin)) = vertices {
+            let sphere = Shape::new(&ShapeSpec::Sphere {
+                diameter: 2.0 * margin,
+            })
+            .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+            for k in 0..8 {
+                let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                let corner = Vector3::new(sign(1) * half.x, sign(2) * half.y, sign(4) * half.z);
+                colliders.push(Collider {
+                    object: ObjectHandle(index),
+                    body,
+                    pose: pose * Translation3::from(corner),
+                    shape: sphere.clone(),
+                    solid,
+                    role: Role::Vertex(owner),
+                });
+            }
+            for (axis, placement) in edge_placements(&half) {
+                let capsule = Shape::new(&ShapeSpec::Capsule {
+                    diameter: 2.0 * margin,
+                    length: 2.0 * half[axis],
+                })
+                .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+                colliders.push(Collider {
+                    object: ObjectHandle(index),
+                    body,
+                    pose: pose * placement,
+                    shape: capsule,
+                    solid,
+                    role: Role::Edge(owner),
+                });
+            }
+        }
+    }
+    Ok(colliders)
 }
 
 /// The twelve edges of a box with half extents `half`: per edge, the axis it runs along and
@@ -331,6 +504,64 @@ fn edge_placements(half: &Vector3<f64>) -> Vec<(usize, Isometry3<f64>)> {
 #[cfg(test)]
 mod tests {
     use super::Role::{self, *};
+    use super::*;
+    use crate::assembly::Assembly;
+
+    /// Every pair the rules allow, by visiting every two colliders.
+    fn brute_force_pairs(set: &CollisionSet) -> Vec<(usize, usize)> {
+        let n = set.colliders.len();
+        (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| set.pair(a, b).is_some())
+            .collect()
+    }
+
+    /// The partner counts from role and material classes equal those of visiting every pair:
+    /// boxes (with their vertex spheres and edges), balls of two materials, a joint that
+    /// forbids its bodies to collide and one that allows it, two shapes on one body.
+    #[test]
+    fn partner_counts_are_those_of_every_pair() {
+        let spec = crate::model::load_str_with(
+            r#"
+            object floor { parent = world; shape box { lengths = [2, 0.1, 2] m }; contact { material = steel } }
+            object crate { shape box { lengths = [0.2, 0.2, 0.2] m }; mass { m = 1 kg; inertia = diag(1, 1, 1) kg.m2 }; contact { material = steel } }
+            object lid { parent = crate; position = [0, 0.2, 0]; shape sphere { diameter = 0.05 m }; contact { material = dry_wood } }
+            object a { shape sphere { diameter = 0.1 m }; mass { m = 1 kg; inertia = diag(1, 1, 1) kg.m2 }; contact { material = steel } }
+            object b { shape sphere { diameter = 0.1 m }; mass { m = 1 kg; inertia = diag(1, 1, 1) kg.m2 }; contact { material = dry_wood } }
+            object c { shape cylinder { diameter = 0.1 m; length = 0.2 m }; mass { m = 1 kg; inertia = diag(1, 1, 1) kg.m2 }; contact { material = steel } }
+            joint jcrate free { from = world; to = crate; position = [0, 1, 0] }
+            joint ja free { from = world; to = a; position = [1, 1, 0] }
+            joint jb revolute { from = a; to = b; axis = z }
+            joint jc revolute { from = b; to = c; axis = z; can_collide = true }
+            "#,
+            "classes.m3d",
+            &[],
+        )
+        .expect("model");
+        let scene = Scene::from_spec(&spec).expect("scene");
+        let assembly = Assembly::build(&scene).expect("assembly");
+        let set = CollisionSet::build(&scene, &assembly).expect("collision set");
+        let pairs = brute_force_pairs(&set);
+        assert!(pairs.len() > 20, "{} pairs", pairs.len());
+        for c in 0..set.colliders.len() {
+            let expected = pairs.iter().filter(|(a, b)| *a == c || *b == c).count();
+            assert_eq!(
+                set.partners(c),
+                expected,
+                "collider {c} ({:?})",
+                set.colliders[c].role
+            );
+        }
+        // The forbidding joint keeps a and b apart, the allowing one lets b and c touch.
+        let of = |name: &str| {
+            (0..set.colliders.len())
+                .find(|&k| scene.object(set.colliders[k].object).name == name)
+                .expect("collider")
+        };
+        assert!(set.pair(of("a"), of("b")).is_none());
+        assert!(set.pair(of("b"), of("c")).is_some());
+        assert!(set.pair(of("crate"), of("lid")).is_none(), "one rigid body");
+    }
 
     #[test]
     fn vertex_spheres_replace_box_box_pairs_only() {

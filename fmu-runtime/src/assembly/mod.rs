@@ -8,9 +8,7 @@ mod super_objects;
 mod variables;
 mod visual;
 
-pub use collision::{
-    Collider, CollisionPair, CollisionSet, ContactReport, Role, MAX_COLLISION_PAIRS,
-};
+pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Role};
 pub use mass::MergedMass;
 pub use state::{DriveStates, JointStates, StateLayout};
 pub use super_objects::{

@@ -2,7 +2,8 @@
 //!
 //! - [`shapes`]: [`Shape`], a convex support map (core + smoothing sphere) built from a
 //!   [`ShapeSpec`](crate::model::ShapeSpec), with its world AABB.
-//! - [`broad_phase`]: [`Aabb`] and sweep-and-prune [`candidate_pairs`].
+//! - [`broad_phase`]: [`Aabb`] and sweep-and-prune [`candidate_pairs`]; the grid of bounding
+//!   spheres [`sphere_pairs`].
 //! - [`distance`] (narrow phase): the signed distance, the closest (or deepest) points and the
 //!   contact normal of two shapes, by closed forms where they exist ([`analytic`]) and by the
 //!   Minkowski portal refinement otherwise ([`mpr`]). The distance is continuous in the poses
@@ -27,7 +28,7 @@ mod tests;
 
 use nalgebra::{Isometry3, Point3, Unit, Vector3};
 
-pub use broad_phase::{candidate_pairs, Aabb};
+pub use broad_phase::{candidate_pairs, sphere_pairs, Aabb};
 pub use contact_materials::{ContactMaterials, ContactPairMaterial};
 pub use shapes::{Core, Shape, DEFAULT_SMOOTHING_RADIUS, MAX_SMOOTHING_FRACTION};
 

@@ -1,6 +1,15 @@
 //! Contacts in the DAE ([NO19b] §3): signed distances of the collision pairs as zero-crossing
 //! functions, and the elastic response of every penetrating pair as loads in the backward pass.
 //!
+//! **Zero-crossing functions, one per collider.** The pairs near enough to touch come from the
+//! near list ([`NearPairs`]); each pair's signed distance and stick–slip switch, times the sign
+//! it had at the integrator's last restart ([`Sides`]), is positive until the pair changes, and
+//! collider a's function is the least of these over its pairs (a, b). A contact starting or
+//! ending, or a pair sticking or slipping, is thus a fall through zero of a continuous function,
+//! located by the integrator's root finding; at the event every near pair is compared with its
+//! recorded sign ([`process_crossings`]). The number of functions and the work per evaluation
+//! follow the colliders and the near pairs, not the square of the colliders.
+//!
 //! The normal response depends on the present state of the pair alone (its law,
 //! [`crate::collision::response`], stores no speed from the contact's start), so a contact that
 //! exists at the start time behaves as one that began at an event.
@@ -25,6 +34,8 @@
 use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
 use super::mechanism::Mechanism;
+use super::pairs::near_margin;
+pub use super::pairs::{NearPairs, PairTable, Sides};
 use super::residual::Workspace;
 use crate::assembly::{CollisionPair, CollisionSet, Role};
 use crate::collision::analytic::closest_parameters;
@@ -87,28 +98,52 @@ fn relative_velocity(
 
 /// The narrow-phase result of pair `index` at the workspace's kinematics (for outputs).
 pub fn pair_contact_at(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<Contact> {
-    let set = &mechanism.collisions;
-    pair_contact(set, &set.pairs[index], &ws.collider_poses)
+    pair_contact(
+        &mechanism.collisions,
+        ws.pairs.get(index),
+        &ws.collider_poses,
+    )
 }
 
-/// The signed distance of every pair (zero-crossing functions). Shapes whose bounding spheres
-/// are far apart get the distance of those spheres instead of the narrow phase: positive,
-/// continuous enough for root finding, and cheap.
-pub fn distances(mechanism: &Mechanism, ws: &Workspace, out: &mut [f64]) {
-    let set = &mechanism.collisions;
+/// The signed distance of a pair. Shapes whose bounding spheres are far apart get the
+/// distance of those spheres instead of the narrow phase: positive, continuous enough for root
+/// finding, and cheap.
+fn pair_distance(set: &CollisionSet, pair: &CollisionPair, ws: &Workspace) -> f64 {
     let motion = &ws.motion;
-    for (value, pair) in out.iter_mut().zip(&set.pairs) {
-        let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
-        let ca = motion[a.body].r + motion[a.body].rotation * a.pose.translation.vector;
-        let cb = motion[b.body].r + motion[b.body].rotation * b.pose.translation.vector;
-        let gap = (cb - ca).norm() - a.shape.bounding_radius() - b.shape.bounding_radius();
-        *value = if gap > 0.1 * (a.shape.bounding_radius() + b.shape.bounding_radius()) {
-            gap
-        } else {
-            pair_contact(set, pair, &ws.collider_poses)
-                .map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
-        };
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let ca = motion[a.body].r + motion[a.body].rotation * a.pose.translation.vector;
+    let cb = motion[b.body].r + motion[b.body].rotation * b.pose.translation.vector;
+    let gap = (cb - ca).norm() - a.shape.bounding_radius() - b.shape.bounding_radius();
+    if gap > 0.1 * (a.shape.bounding_radius() + b.shape.bounding_radius()) {
+        gap
+    } else {
+        pair_contact(set, pair, &ws.collider_poses)
+            .map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
     }
+}
+
+/// The signed distance of every pair that may have changed since the last restart, at the
+/// workspace's kinematics: the near list (made again if a collider moved far enough, or
+/// `rebuild`) and the pairs marked at the last restart. As (pair index, distance), the near
+/// pairs first.
+pub fn near_distances(
+    mechanism: &Mechanism,
+    ws: &mut Workspace,
+    rebuild: bool,
+) -> Vec<(usize, f64)> {
+    let set = &mechanism.collisions;
+    if !set.has_pairs() {
+        return Vec::new();
+    }
+    ws.near_pairs
+        .refresh(set, &mut ws.pairs, &ws.collider_poses, rebuild);
+    let near = &ws.near_pairs;
+    let marked = ws.pairs.marked.iter().filter(|&&id| !near.is_near[id]);
+    near.pairs
+        .iter()
+        .chain(marked)
+        .map(|&id| (id, pair_distance(set, ws.pairs.get(id), ws)))
+        .collect()
 }
 
 /// What part of a pair's pass-through width (the least width of the two shapes together, at
@@ -126,18 +161,27 @@ const BOUND_SAFETY: f64 = 0.5;
 /// (conservative advancement): the integrator is not let past it, so every touch is seen as a
 /// sign change of a signed distance at the end of a step, however smooth the free flight
 /// before it (in free flight IDA's error estimate vanishes and its step would grow to the whole
-/// communication interval). `distances` are the pairs' signed distances at the workspace's
-/// kinematics (from [`distances`]).
+/// communication interval). At the workspace's kinematics.
 ///
 /// The distance of two shapes changes no faster than the relative speed of their material
 /// points, V = |v_b − v_a| + |ω_a|·ρ_a + |ω_b|·ρ_b at the colliders' origins with the sweep
 /// radii ρ, and V grows at most by A = |a_b − a_a| + (|α_a| + |ω_a|²)·ρ_a + (…)_b. A pair at
-/// gap d may travel d plus [`PASS_FRACTION`] of its pass-through width w: the bound is the τ
-/// with V·τ + ½·A·τ² = d + w/4, times [`BOUND_SAFETY`]. Pairs far apart give long bounds, so a
-/// scene with nothing near pays one pass over its pairs per bound; pairs already in contact
-/// give none (their separation is a sign change too).
-pub fn separation_time_bound(mechanism: &Mechanism, ws: &Workspace, distances: &[f64]) -> f64 {
+/// gap d may travel d plus [`PASS_FRACTION`] of its pass-through width w: the pair's bound is
+/// the τ with V·τ + ½·A·τ² = d + w/4, times [`BOUND_SAFETY`]; pairs already in contact give
+/// none (their separation is a sign change too).
+///
+/// Only the pairs whose bounding spheres are closer than a width W are visited (the grid
+/// broad phase, O(colliders)): a pair farther apart cannot touch while each of its colliders
+/// moves less than W/2, so every collider that has a partner beyond W (fewer pairs within W
+/// than [`CollisionSet::partners`]) also bounds the step by the time it takes to move W/2.
+/// W starts at the colliders' mean bounding radius and doubles while that term is the smallest:
+/// a few bodies far apart get the bound of their closest pair, as if every pair were visited.
+pub fn separation_time_bound(mechanism: &Mechanism, ws: &Workspace) -> f64 {
     let set = &mechanism.collisions;
+    let count = set.colliders.len();
+    if !set.has_pairs() || ws.collider_poses.len() != count {
+        return f64::INFINITY;
+    }
     let point = |collider: usize| {
         let collider = &set.colliders[collider];
         let m = &ws.motion[collider.body];
@@ -149,23 +193,66 @@ pub fn separation_time_bound(mechanism: &Mechanism, ws: &Workspace, distances: &
         let turning_acceleration = (m.alpha.norm() + m.w.norm_squared()) * sweep;
         (velocity, acceleration, turning_speed, turning_acceleration)
     };
-    let mut bound = f64::INFINITY;
-    for (pair, &d) in set.pairs.iter().zip(distances) {
-        if d.is_nan() || d <= 0.0 {
-            continue;
+    // The positive root of ½·A·τ² + V·τ − budget, in the form that stays exact for A → 0.
+    let time = |speed: f64, acceleration: f64, budget: f64| {
+        2.0 * budget / (speed + (speed * speed + 2.0 * acceleration * budget).sqrt())
+    };
+    let motions: Vec<_> = (0..count).map(point).collect();
+    let centres: Vec<Vector3<f64>> = ws
+        .collider_poses
+        .iter()
+        .map(|p| p.translation.vector)
+        .collect();
+    let extent = centres
+        .iter()
+        .fold(0.0_f64, |m, c| m.max(c.amax()))
+        .max(f64::MIN_POSITIVE);
+    let mut width = 2.0 * near_margin(set);
+    for _ in 0..64 {
+        let radii: Vec<f64> = set
+            .colliders
+            .iter()
+            .map(|c| c.shape.bounding_radius() + 0.5 * width)
+            .collect();
+        let candidates =
+            crate::collision::sphere_pairs(&centres, &radii, |a, b| !set.may_collide(a, b));
+        let mut within = vec![0usize; count];
+        let mut pairs_bound = f64::INFINITY;
+        for &(a, b) in &candidates {
+            let Some(pair) = set.pair(a, b) else {
+                continue;
+            };
+            within[a] += 1;
+            within[b] += 1;
+            let d = pair_distance(set, &pair, ws);
+            if d.is_nan() || d <= 0.0 {
+                continue;
+            }
+            let (va, aa, sa, ta) = motions[a];
+            let (vb, ab, sb, tb) = motions[b];
+            let speed = (vb - va).norm() + sa + sb;
+            let acceleration = (ab - aa).norm() + ta + tb;
+            let pass =
+                2.0 * (set.colliders[a].shape.inradius() + set.colliders[b].shape.inradius());
+            pairs_bound = pairs_bound.min(time(speed, acceleration, d + PASS_FRACTION * pass));
         }
-        let (va, aa, sa, ta) = point(pair.a);
-        let (vb, ab, sb, tb) = point(pair.b);
-        let speed = (vb - va).norm() + sa + sb;
-        let acceleration = (ab - aa).norm() + ta + tb;
-        let width =
-            2.0 * (set.colliders[pair.a].shape.inradius() + set.colliders[pair.b].shape.inradius());
-        let budget = d + PASS_FRACTION * width;
-        // The positive root of ½·A·τ² + V·τ − budget, in the form that stays exact for A → 0.
-        let tau = 2.0 * budget / (speed + (speed * speed + 2.0 * acceleration * budget).sqrt());
-        bound = bound.min(tau);
+        let far_bound = (0..count)
+            .filter(|&c| within[c] < set.partners(c))
+            .map(|c| {
+                let (v, a, s, t) = motions[c];
+                time(v.norm() + s, a.norm() + t, 0.5 * width)
+            })
+            .fold(f64::INFINITY, f64::min);
+        // Wider only while the far term decides, and while the pairs visited stay few.
+        let widen =
+            far_bound < pairs_bound && width < 4.0 * extent && candidates.len() < 16 * count;
+        if !widen {
+            return BOUND_SAFETY * pairs_bound.min(far_bound);
+        }
+        width *= 2.0;
     }
-    BOUND_SAFETY * bound
+    // Unreachable for finite positions (the width passes the scene's extent first).
+    0.0
 }
 
 /// The deepest penetration two shapes may start with: `MAX_START_PENETRATION` [m], and at most
@@ -179,9 +266,7 @@ pub const MAX_START_PENETRATION: f64 = 1e-4;
 pub const MAX_START_PENETRATION_FRACTION: f64 = 0.1;
 
 /// The deepest penetration pair `pair` may start with (see [`MAX_START_PENETRATION`]).
-pub fn start_penetration_limit(mechanism: &Mechanism, pair: usize) -> f64 {
-    let set = &mechanism.collisions;
-    let pair = &set.pairs[pair];
+pub fn start_penetration_limit(set: &CollisionSet, pair: &CollisionPair) -> f64 {
     let smaller = set.colliders[pair.a]
         .shape
         .inradius()
@@ -190,19 +275,18 @@ pub fn start_penetration_limit(mechanism: &Mechanism, pair: usize) -> f64 {
 }
 
 /// The pairs that penetrate at the workspace's kinematics, with their narrow-phase result;
-/// `distances` from [`distances`] at the same kinematics.
+/// `distances` from [`near_distances`] at the same kinematics.
 pub fn penetrating_pairs(
     mechanism: &Mechanism,
     ws: &Workspace,
-    distances: &[f64],
+    distances: &[(usize, f64)],
 ) -> Vec<(usize, Contact)> {
     let set = &mechanism.collisions;
     distances
         .iter()
-        .enumerate()
-        .filter(|(_, d)| **d < 0.0)
-        .filter_map(|(index, _)| {
-            let contact = pair_contact(set, &set.pairs[index], &ws.collider_poses)?;
+        .filter(|(_, d)| *d < 0.0)
+        .filter_map(|&(index, _)| {
+            let contact = pair_contact(set, ws.pairs.get(index), &ws.collider_poses)?;
             (contact.distance < 0.0).then_some((index, contact))
         })
         .collect()
@@ -260,7 +344,7 @@ struct PairEvaluation {
 /// The evaluation of pair `index`, if it penetrates.
 fn evaluate_pair(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<PairEvaluation> {
     let set = &mechanism.collisions;
-    let pair = &set.pairs[index];
+    let pair = ws.pairs.get(index);
     // Shapes whose bounding spheres are apart cannot penetrate: most pairs of a scene of many
     // bodies end here, without the narrow phase.
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
@@ -276,7 +360,7 @@ fn evaluate_pair(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<
     let point = contact.point().coords;
     let (v, w) = relative_velocity(set, pair, &ws.motion, &point);
     let mut state = ContactState::new(&contact, v, w);
-    if let Friction::Stuck { on_a, on_b, turn } = ws.frictions[index] {
+    if let Friction::Stuck { on_a, on_b, turn } = ws.pairs.frictions[index] {
         let (ma, mb) = (&ws.motion[a.body], &ws.motion[b.body]);
         state.anchor_offset = Some((mb.r + mb.rotation * on_b) - (ma.r + ma.rotation * on_a));
         if pair.holds_turn {
@@ -310,8 +394,8 @@ pub fn pair_response(
 }
 
 /// The slip speed below which a slipping pair sticks [m/s].
-fn stick_speed(mechanism: &Mechanism, index: usize) -> f64 {
-    STICK_SPEED_FRACTION * mechanism.collisions.pairs[index].law.v_small
+fn stick_speed(pair: &CollisionPair) -> f64 {
+    STICK_SPEED_FRACTION * pair.law.v_small
 }
 
 /// The tangential slip speed of an evaluated pair [m/s].
@@ -324,9 +408,8 @@ fn slip_speed(evaluation: &PairEvaluation) -> f64 {
 /// How far a slipping pair is from sticking [m/s]: |v_t| − v_stick, and for a pair that holds
 /// its turn the larger of that and (|ω| / ω_stick − 1) v_stick, ω_stick = half of `w_small`.
 /// Negative when the pair is slow enough to stick.
-fn stick_excess(mechanism: &Mechanism, index: usize, evaluation: &PairEvaluation) -> f64 {
-    let pair = &mechanism.collisions.pairs[index];
-    let v_stick = stick_speed(mechanism, index);
+fn stick_excess(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
+    let v_stick = stick_speed(pair);
     let sliding = slip_speed(evaluation) - v_stick;
     if !pair.holds_turn {
         return sliding;
@@ -338,8 +421,7 @@ fn stick_excess(mechanism: &Mechanism, index: usize, evaluation: &PairEvaluation
 
 /// How far a stuck pair is from slipping [N]: μ_s f_n − |f_t|, and for a pair that holds its
 /// turn the smaller of that and (μ_r μ_geo f_n − |τ|) / μ_geo.
-fn slip_margin(mechanism: &Mechanism, index: usize, evaluation: &PairEvaluation) -> f64 {
-    let pair = &mechanism.collisions.pairs[index];
+fn slip_margin(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
     let (law, response) = (&pair.law, &evaluation.response);
     let sliding = law.mu_s * response.normal_force - response.friction_force;
     if !pair.holds_turn {
@@ -350,83 +432,198 @@ fn slip_margin(mechanism: &Mechanism, index: usize, evaluation: &PairEvaluation)
     sliding.min(turning)
 }
 
-/// The stick–slip switching function of every pair that can stick
-/// (`CollisionSet::sticking`, in order) at the workspace's kinematics: μ_s f_n − |f_t| while it
-/// sticks, |v_t| − v_stick while it slips (with the turn's margins for pairs that hold their
-/// turn, see the module documentation), 1 while apart. `distances` from [`distances`].
-pub fn friction_switches(
-    mechanism: &Mechanism,
-    ws: &Workspace,
-    distances: &[f64],
-    out: &mut [f64],
-) {
-    let set = &mechanism.collisions;
-    for (value, &index) in out.iter_mut().zip(&set.sticking) {
-        let evaluation = (distances[index] < 0.0)
-            .then(|| evaluate_pair(mechanism, ws, index))
-            .flatten();
-        *value = match (evaluation, ws.frictions[index]) {
-            (None, _) => 1.0,
-            (Some(e), Friction::Stuck { .. }) => slip_margin(mechanism, index, &e),
-            (Some(e), Friction::Slipping { .. }) => stick_excess(mechanism, index, &e),
-        };
+/// The stick–slip switching function of pair `id` at the workspace's kinematics, whose signed
+/// distance is `distance`: μ_s f_n − |f_t| while it sticks, |v_t| − v_stick while it slips (with
+/// the turn's margins for pairs that hold their turn, see the module documentation), 1 while
+/// apart or for a pair that cannot stick.
+fn friction_switch(mechanism: &Mechanism, ws: &Workspace, id: usize, distance: f64) -> f64 {
+    let pair = ws.pairs.get(id);
+    if !pair.sticks || distance >= 0.0 {
+        return 1.0;
+    }
+    match (evaluate_pair(mechanism, ws, id), ws.pairs.frictions[id]) {
+        (None, _) => 1.0,
+        (Some(e), Friction::Stuck { .. }) => slip_margin(pair, &e),
+        (Some(e), Friction::Slipping { .. }) => stick_excess(pair, &e),
     }
 }
 
-/// Updates the friction states at an event: `contact_directions` are the crossing directions
-/// of the signed distances (per pair; −1: a contact starts, +1: it ends, 0: neither) and
-/// `switch_directions` those of [`friction_switches`] (per sticking pair). A stuck pair whose
-/// switch fell through zero slips; a slipping pair whose switch fell through zero sticks if
-/// armed, and one whose switch rose through zero is armed; a contact that starts slower than
-/// the stick speed sticks; a contact that ends is cleared. At the start time, pass −1 for every
-/// pair in contact.
-pub fn update_frictions(
+/// The sign recorded for a value whose sign was `before` at the last restart: −1 below zero,
+/// +1 above, `before` at exactly zero (a value at zero has not crossed yet, see
+/// [`crossing_functions`]).
+fn side(before: i8, value: f64) -> i8 {
+    if value < 0.0 {
+        -1
+    } else if value > 0.0 {
+        1
+    } else {
+        before
+    }
+}
+
+/// The zero-crossing functions, one per collider (module documentation): collider a's is the
+/// least of its pairs' (a, b) signed distance and (in contact) stick–slip switch, each times its
+/// sign at the last restart, and of the near list's cap ([`NearPairs::cap`]), which every pair
+/// off the list exceeds: so the functions depend on the state alone, not on when the list was
+/// made. A value of exactly zero is left out: one pair touching zero at a restart would make
+/// its collider's whole function zero there, which the integrator sets aside for a step (as it
+/// does any function that starts at zero), missing the other pairs' crossings in that step; left
+/// out, the root finding locates a crossing where the value is past zero. `distances` from
+/// [`near_distances`].
+pub fn crossing_functions(
     mechanism: &Mechanism,
-    ws: &mut Workspace,
-    contact_directions: &[i32],
-    switch_directions: &[i32],
+    ws: &Workspace,
+    distances: &[(usize, f64)],
+    out: &mut [f64],
 ) {
-    let set = &mechanism.collisions;
-    for (k, &index) in set.sticking.iter().enumerate() {
-        let switched = switch_directions.get(k).copied().unwrap_or(0);
-        let started = contact_directions.get(index).copied().unwrap_or(0) < 0;
-        let Some(evaluation) = evaluate_pair(mechanism, ws, index) else {
-            ws.frictions[index] = Friction::default();
-            continue;
-        };
-        let slow = stick_excess(mechanism, index, &evaluation) <= 0.0;
-        let stick = match ws.frictions[index] {
-            Friction::Stuck { .. } if switched < 0 => Some(false),
-            Friction::Stuck { .. } => None,
-            Friction::Slipping { armed } if (started || (armed && switched < 0)) && slow => {
-                Some(true)
-            }
-            Friction::Slipping { .. } if switched > 0 => {
-                ws.frictions[index] = Friction::Slipping { armed: true };
-                None
-            }
-            Friction::Slipping { .. } => None,
-        };
-        match stick {
-            Some(true) => {
-                let pair = &set.pairs[index];
-                let point = evaluation.contact.point().coords;
-                let (ma, mb) = (
-                    &ws.motion[set.colliders[pair.a].body],
-                    &ws.motion[set.colliders[pair.b].body],
-                );
-                let turn = ma.rotation.transpose() * mb.rotation;
-                ws.frictions[index] = Friction::Stuck {
-                    on_a: ma.rotation.transpose() * (point - ma.r),
-                    on_b: mb.rotation.transpose() * (point - mb.r),
-                    turn: UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(
-                        turn,
-                    )),
+    out.fill(ws.near_pairs.cap());
+    for &(id, d) in distances {
+        let pair = ws.pairs.get(id);
+        let sides = ws.pairs.sides[id];
+        let mut value = f64::from(sides.distance) * d;
+        if pair.sticks && (d < 0.0 || sides.switch < 0) {
+            let switch = f64::from(sides.switch) * friction_switch(mechanism, ws, id, d);
+            if switch != 0.0 {
+                value = if value == 0.0 {
+                    switch
+                } else {
+                    value.min(switch)
                 };
             }
-            Some(false) => ws.frictions[index] = Friction::Slipping { armed: false },
-            None => {}
         }
+        if value == 0.0 {
+            continue;
+        }
+        if let Some(slot) = out.get_mut(pair.a) {
+            // A NaN wins, so that the integrator hears of it.
+            *slot = if value.is_nan() {
+                value
+            } else {
+                slot.min(value)
+            };
+        }
+    }
+}
+
+/// What changed at an event: how many contacts started and ended, and how many pairs stuck
+/// or slipped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Crossings {
+    pub starts: usize,
+    pub ends: usize,
+    pub switches: usize,
+}
+
+/// At a restart (an event, the start, an input jump): compares every near and marked pair with
+/// its sign at the last restart, updates the friction states of the pairs that changed, and
+/// records the signs now. A contact that started (distance fell through zero) and is slower
+/// than the stick speed sticks; a stuck pair whose switch fell through zero slips; a slipping
+/// pair whose switch fell through zero sticks if armed, and one whose switch rose through zero
+/// is armed; a pair that is apart is cleared. At the start every pair in contact counts as
+/// started.
+pub fn process_crossings(mechanism: &Mechanism, ws: &mut Workspace) -> Crossings {
+    let distances = near_distances(mechanism, ws, false);
+    let mut crossings = Crossings::default();
+    let mut changes = Vec::with_capacity(distances.len());
+    for &(id, d) in &distances {
+        let sides = ws.pairs.sides[id];
+        let switch = friction_switch(mechanism, ws, id, d);
+        let direction = |before: i8, now: f64| match (before, side(before, now)) {
+            (1, -1) => -1,
+            (-1, 1) => 1,
+            _ => 0,
+        };
+        let (contact, switched) = (
+            direction(sides.distance, d),
+            direction(sides.switch, switch),
+        );
+        crossings.starts += usize::from(contact < 0);
+        crossings.ends += usize::from(contact > 0);
+        changes.push((id, contact, switched));
+    }
+    for &(id, contact, switched) in &changes {
+        if update_friction(mechanism, ws, id, contact < 0, switched) {
+            crossings.switches += 1;
+        }
+    }
+    record_sides(mechanism, ws, &distances);
+    crossings
+}
+
+/// Records the signs of the pairs of `distances` (from [`near_distances`]) as they are now,
+/// with the present friction states; every other pair is recorded apart. Without changing any
+/// friction state: for a restored state, whose friction states are saved with it.
+pub fn record_sides(mechanism: &Mechanism, ws: &mut Workspace, distances: &[(usize, f64)]) {
+    let before: Vec<Sides> = distances
+        .iter()
+        .map(|&(id, _)| ws.pairs.sides[id])
+        .collect();
+    for &id in &ws.pairs.marked {
+        ws.pairs.sides[id] = Sides::default();
+    }
+    ws.pairs.marked.clear();
+    for (&(id, d), old) in distances.iter().zip(before) {
+        let switch = friction_switch(mechanism, ws, id, d);
+        let sides = Sides {
+            distance: side(old.distance, d),
+            switch: side(old.switch, switch),
+        };
+        ws.pairs.sides[id] = sides;
+        if sides != Sides::default() {
+            ws.pairs.marked.push(id);
+        }
+    }
+}
+
+/// Updates the friction state of pair `id` (see [`process_crossings`]); true when it stuck or
+/// slipped.
+fn update_friction(
+    mechanism: &Mechanism,
+    ws: &mut Workspace,
+    id: usize,
+    started: bool,
+    switched: i32,
+) -> bool {
+    let set = &mechanism.collisions;
+    let pair = ws.pairs.get(id).clone();
+    if !pair.sticks {
+        return false;
+    }
+    let Some(evaluation) = evaluate_pair(mechanism, ws, id) else {
+        ws.pairs.frictions[id] = Friction::default();
+        return false;
+    };
+    let slow = stick_excess(&pair, &evaluation) <= 0.0;
+    let stick = match ws.pairs.frictions[id] {
+        Friction::Stuck { .. } if switched < 0 => Some(false),
+        Friction::Stuck { .. } => None,
+        Friction::Slipping { armed } if (started || (armed && switched < 0)) && slow => Some(true),
+        Friction::Slipping { .. } if switched > 0 => {
+            ws.pairs.frictions[id] = Friction::Slipping { armed: true };
+            None
+        }
+        Friction::Slipping { .. } => None,
+    };
+    match stick {
+        Some(true) => {
+            let point = evaluation.contact.point().coords;
+            let (ma, mb) = (
+                &ws.motion[set.colliders[pair.a].body],
+                &ws.motion[set.colliders[pair.b].body],
+            );
+            let turn = ma.rotation.transpose() * mb.rotation;
+            ws.pairs.frictions[id] = Friction::Stuck {
+                on_a: ma.rotation.transpose() * (point - ma.r),
+                on_b: mb.rotation.transpose() * (point - mb.r),
+                turn: UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(turn)),
+            };
+            true
+        }
+        Some(false) => {
+            ws.pairs.frictions[id] = Friction::Slipping { armed: false };
+            true
+        }
+        None => false,
     }
 }
 
@@ -466,16 +663,20 @@ pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
         .iter_mut()
         .flatten()
         .for_each(ExactSum::clear);
-    ws.near_pairs
-        .refresh(&mechanism.collisions, &ws.collider_poses);
+    ws.near_pairs.refresh(
+        &mechanism.collisions,
+        &mut ws.pairs,
+        &ws.collider_poses,
+        false,
+    );
     let near = std::mem::take(&mut ws.near_pairs.pairs);
     for &index in &near {
         let Some((contact, response)) = pair_response(mechanism, ws, index) else {
             continue;
         };
-        let pair = &mechanism.collisions.pairs[index];
+        let (a, b) = (ws.pairs.get(index).a, ws.pairs.get(index).b);
         let point = contact.point().coords;
-        for (collider, sign) in [(pair.b, 1.0), (pair.a, -1.0)] {
+        for (collider, sign) in [(b, 1.0), (a, -1.0)] {
             let body = mechanism.collisions.colliders[collider].body;
             let arm = point - ws.motion[body].r;
             let force = response.force * sign;
@@ -488,67 +689,6 @@ pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
         }
     }
     ws.near_pairs.pairs = near;
-}
-
-/// The collision pairs near enough to penetrate (a Verlet list, as molecular dynamics keeps
-/// one): the pairs whose bounding spheres were less than `margin` apart when the list was
-/// made. As long as no collider's centre has moved `margin / 2` since, a pair not on the list
-/// is still apart by its bounding spheres and cannot penetrate, so the contact loads need only
-/// the list. Checking the displacements is O(colliders) per evaluation; the list is made again
-/// (O(pairs)) only when some collider moved that far, so a residual evaluation of a scene of
-/// many bodies no longer visits every pair. The loads are the same to the last bit (the pairs
-/// left out contribute nothing, and the per-body sums are exact, whatever the order).
-#[derive(Debug, Clone, Default)]
-pub struct NearPairs {
-    /// Ascending pair indices.
-    pairs: Vec<usize>,
-    /// Every collider's centre when the list was made (empty: not made yet).
-    centres: Vec<Vector3<f64>>,
-    margin: f64,
-    /// How many times the list was made (for tests and statistics).
-    pub rebuilds: u64,
-}
-
-impl NearPairs {
-    /// Makes the list again when it has not been made or a collider has moved half the margin.
-    fn refresh(&mut self, set: &CollisionSet, poses: &[Isometry3<f64>]) {
-        let centre = |k: usize| poses[k].translation.vector;
-        let moved =
-            self.centres.len() != poses.len()
-                || self.centres.iter().enumerate().any(|(k, c)| {
-                    (centre(k) - c).norm_squared() >= 0.25 * self.margin * self.margin
-                });
-        if !moved {
-            return;
-        }
-        if self.centres.len() != poses.len() {
-            self.margin = near_margin(set);
-        }
-        self.centres.clear();
-        self.centres.extend((0..poses.len()).map(centre));
-        self.pairs.clear();
-        for (index, pair) in set.pairs.iter().enumerate() {
-            let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
-            let reach = a.shape.bounding_radius() + b.shape.bounding_radius() + self.margin;
-            if (centre(pair.b) - centre(pair.a)).norm_squared() < reach * reach {
-                self.pairs.push(index);
-            }
-        }
-        self.rebuilds += 1;
-    }
-}
-
-/// The near list's margin: half the mean bounding radius of the colliders (a ball may travel
-/// a quarter of its radius before the list is made again).
-fn near_margin(set: &CollisionSet) -> f64 {
-    let count = set.colliders.len().max(1) as f64;
-    let mean = set
-        .colliders
-        .iter()
-        .map(|c| c.shape.bounding_radius())
-        .sum::<f64>()
-        / count;
-    0.5 * mean
 }
 
 /// Adds the summed contact loads to the bodies' loads (inertial-minus-applied convention: the
@@ -613,8 +753,12 @@ mod tests {
     #[test]
     fn edge_weight_by_hand() {
         let set = two_boxes();
-        let pair = set
-            .pairs
+        let n = set.colliders.len();
+        let pairs: Vec<CollisionPair> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter_map(|(a, b)| set.pair(a, b))
+            .collect();
+        let pair = pairs
             .iter()
             .find(|p| {
                 matches!(

@@ -27,7 +27,6 @@
 
 use super::mechanism::{Mechanism, Motion};
 use super::residual::Workspace;
-use crate::assembly::CollisionPair;
 use crate::ida::JacobianMatrix;
 use crate::linalg::BlockMatrix;
 
@@ -165,14 +164,20 @@ impl Branches {
     }
 
     /// The branch pairs coupled by contact: the collision pairs whose signed distance
-    /// (`distances`, one per pair) is negative, between two bodies of different branches.
-    pub fn contact_links(&self, mechanism: &Mechanism, distances: &[f64]) -> Vec<(usize, usize)> {
+    /// (`distances`, (pair, distance) from [`super::contacts::near_distances`]) is negative,
+    /// between two bodies of different branches.
+    pub fn contact_links(
+        &self,
+        mechanism: &Mechanism,
+        ws: &Workspace,
+        distances: &[(usize, f64)],
+    ) -> Vec<(usize, usize)> {
         let set = &mechanism.collisions;
-        set.pairs
+        distances
             .iter()
-            .zip(distances)
-            .filter(|(_, d)| **d < 0.0)
-            .filter_map(|(pair, _)| {
+            .filter(|(_, d)| *d < 0.0)
+            .filter_map(|&(id, _)| {
+                let pair = ws.pairs.get(id);
                 let branch = |c: usize| self.of_body[set.colliders[c].body];
                 Some((branch(pair.a)?, branch(pair.b)?))
             })
@@ -187,30 +192,37 @@ impl Branches {
         &self,
         mechanism: &Mechanism,
         ws: &Workspace,
-        distances: &[f64],
+        distances: &[(usize, f64)],
     ) -> Vec<f64> {
-        let pairs = mechanism.collisions.pairs.iter().zip(distances);
-        let in_contact = pairs.filter(|(_, d)| **d < 0.0).map(|(pair, _)| pair);
+        let in_contact = distances
+            .iter()
+            .filter(|(_, d)| *d < 0.0)
+            .flat_map(|&(id, _)| {
+                let pair = ws.pairs.get(id);
+                let bands = (pair.law.v_small, pair.law.w_small);
+                [(pair.a, bands), (pair.b, bands)]
+            });
         self.speed_resolution(mechanism, ws, in_contact)
     }
 
-    /// The speed each state must be resolved to for the contact law of `pairs` to be seen: a
-    /// tenth of the pairs' speed bands (module docs) for the velocities of the branches they
-    /// touch, infinite for every other state. Also the integrator's absolute tolerance of those
+    /// The speed each state must be resolved to for the contact laws of `colliders` to be
+    /// seen, given as (collider, (v_small, w_small)) of the laws it is in: a tenth of the speed
+    /// bands (module docs) for the velocities of the branches they are on, infinite for every
+    /// other state. Also the integrator's absolute tolerance of those
     /// velocities (`simulation`): an error as wide as the band is a friction force anywhere
     /// between −μ_k f_n and μ_k f_n. Levers from the collider poses in `ws`.
-    pub fn speed_resolution<'a>(
+    pub fn speed_resolution(
         &self,
         mechanism: &Mechanism,
         ws: &Workspace,
-        pairs: impl Iterator<Item = &'a CollisionPair>,
+        colliders: impl Iterator<Item = (usize, (f64, f64))>,
     ) -> Vec<f64> {
         let set = &mechanism.collisions;
         // Per branch: the smallest v_small and w_small of its pairs, and the farthest lever
         // (a collider's centre from the branch's root origin, plus its bounding radius).
         let mut bands = vec![(f64::INFINITY, f64::INFINITY, 0.0_f64); self.states.len()];
-        for pair in pairs {
-            for c in [pair.a, pair.b] {
+        for (c, (v_small, w_small)) in colliders {
+            {
                 let collider = &set.colliders[c];
                 let Some(branch) = self.of_body[collider.body] else {
                     continue;
@@ -223,8 +235,8 @@ impl Branches {
                 let lever =
                     (pose.translation.vector - root.r).norm() + collider.shape.bounding_radius();
                 let band = &mut bands[branch];
-                band.0 = band.0.min(pair.law.v_small);
-                band.1 = band.1.min(pair.law.w_small);
+                band.0 = band.0.min(v_small);
+                band.1 = band.1.min(w_small);
                 band.2 = band.2.max(lever);
             }
         }
@@ -463,9 +475,8 @@ mod tests {
         assert_eq!(branches.len(), 6);
         let mut probe = Workspace::new(&mechanism);
         kinematics(&mechanism, &inputs, &mut probe, &y, &yp);
-        let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
-        contacts::distances(&mechanism, &probe, &mut distances);
-        let links = branches.contact_links(&mechanism, &distances);
+        let distances = contacts::near_distances(&mechanism, &mut probe, false);
+        let links = branches.contact_links(&mechanism, &probe, &distances);
         let limits = branches.increment_limits(&mechanism, &probe, &distances);
         let branch = |name: &str| {
             let body = mechanism

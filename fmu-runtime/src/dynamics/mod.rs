@@ -10,6 +10,7 @@ mod jacobian;
 mod kinematics;
 mod loops;
 mod mechanism;
+mod pairs;
 mod reactions;
 mod residual;
 

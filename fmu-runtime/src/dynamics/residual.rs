@@ -158,9 +158,10 @@ pub struct Workspace {
     pub collider_poses: Vec<Isometry3<f64>>,
     /// The pairs whose contact loads are evaluated ([`super::contacts::NearPairs`]).
     pub near_pairs: super::contacts::NearPairs,
-    /// The discrete state of the contacts: per collision pair, whether it sticks and where
-    /// ([`super::contacts::Friction`]), changed only at events.
-    pub frictions: Vec<super::contacts::Friction>,
+    /// The collision pairs met so far with their discrete state: per pair, whether it sticks
+    /// and where ([`super::contacts::Friction`]) and its signs at the last restart, changed
+    /// only at restarts ([`super::contacts::PairTable`]).
+    pub pairs: super::contacts::PairTable,
 }
 
 impl Workspace {
@@ -181,7 +182,7 @@ impl Workspace {
             contact_loads_frozen: false,
             collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),
             near_pairs: Default::default(),
-            frictions: vec![Default::default(); mechanism.collisions.pairs.len()],
+            pairs: super::contacts::PairTable::new(&mechanism.collisions),
         }
     }
 }
@@ -332,7 +333,7 @@ fn backward_pass(mechanism: &Mechanism, ws: &mut Workspace, yp: &[f64], res: &mu
         apply(ws, link.body_a, &ra, &(tension * e));
         apply(ws, link.body_b, &rb, &(-tension * e));
     }
-    if !mechanism.collisions.pairs.is_empty() {
+    if mechanism.collisions.has_pairs() {
         if !ws.contact_loads_frozen {
             super::contacts::sum_contact_loads(mechanism, ws);
         }

@@ -115,8 +115,10 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
                 out.u32(u32::from(signal.jumped));
             }
             out.u32(snapshot.frictions.len() as u32);
-            for friction in &snapshot.frictions {
-                match *friction {
+            for &((a, b), friction) in &snapshot.frictions {
+                out.u32(a as u32);
+                out.u32(b as u32);
+                match friction {
                     Friction::Slipping { armed } => out.u32(u32::from(armed)),
                     Friction::Stuck { on_a, on_b, turn } => {
                         out.u32(2);
@@ -183,7 +185,9 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
             let count = r.u32().ok_or_else(broken)? as usize;
             let mut frictions = Vec::new();
             for _ in 0..count {
-                frictions.push(match r.u32().ok_or_else(broken)? {
+                let a = r.u32().ok_or_else(broken)? as usize;
+                let b = r.u32().ok_or_else(broken)? as usize;
+                let friction = match r.u32().ok_or_else(broken)? {
                     tag @ (0 | 1) => Friction::Slipping { armed: tag == 1 },
                     2 => {
                         let mut point = || -> Option<Vector3<f64>> {
@@ -203,7 +207,8 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                         Friction::Stuck { on_a, on_b, turn }
                     }
                     _ => return Err(broken()),
-                });
+                };
+                frictions.push(((a, b), friction));
             }
             let cut_angles = r.floats().ok_or_else(broken)?;
             Some(Snapshot {
@@ -329,13 +334,16 @@ mod tests {
                         jumped: true,
                     }],
                     frictions: vec![
-                        Friction::Slipping { armed: false },
-                        Friction::Stuck {
-                            on_a: Vector3::new(1.0, 2.0, 3.0),
-                            on_b: Vector3::new(-1.0, 0.5, f64::MIN_POSITIVE),
-                            turn: UnitQuaternion::from_euler_angles(0.1, -0.2, 0.3),
-                        },
-                        Friction::Slipping { armed: true },
+                        ((0, 1), Friction::Slipping { armed: false }),
+                        (
+                            (0, 7),
+                            Friction::Stuck {
+                                on_a: Vector3::new(1.0, 2.0, 3.0),
+                                on_b: Vector3::new(-1.0, 0.5, f64::MIN_POSITIVE),
+                                turn: UnitQuaternion::from_euler_angles(0.1, -0.2, 0.3),
+                            },
+                        ),
+                        ((3, 100_000), Friction::Slipping { armed: true }),
                     ],
                     cut_angles: vec![7.5],
                 }),

@@ -1,6 +1,6 @@
 //! The DAE as IDA sees it: the mechanism's residual with the inputs applied, the grouped
 //! Jacobian of bodies in contact, and the signed distances (and stick–slip switches) as root
-//! functions.
+//! functions, one per collider.
 
 use super::*;
 
@@ -18,8 +18,6 @@ pub(super) struct MechanismDae {
     pub(super) branches: Option<Branches>,
     /// The integrator's tolerance (sizes the difference-quotient increments).
     pub(super) tolerance: f64,
-    /// Signed distances of the pairs, scratch of the grouped Jacobian.
-    pub(super) distances: Vec<f64>,
     /// Residual evaluations spent on grouped Jacobians (IDA does not count them).
     pub(super) jacobian_residuals: u64,
 }
@@ -80,13 +78,12 @@ impl MechanismDae {
 
     /// [`contacts::separation_time_bound`] at t from y, ẏ; infinite without collision pairs.
     pub(super) fn separation_time_bound(&mut self, t: f64, y: &[f64], yp: &[f64]) -> f64 {
-        if self.mechanism.collisions.pairs.is_empty() {
+        if !self.mechanism.collisions.has_pairs() {
             return f64::INFINITY;
         }
         self.apply_inputs(t);
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
-        contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
-        contacts::separation_time_bound(&self.mechanism, &self.workspace, &self.distances)
+        contacts::separation_time_bound(&self.mechanism, &self.workspace)
     }
 
     /// ẏ consistent with y (of the integrator's size: padded, see [`PADDING`]).
@@ -126,10 +123,15 @@ impl DaeSystem for MechanismDae {
         }
     }
 
-    /// One zero-crossing function per collision pair: its signed distance.
+    /// One zero-crossing function per collider ([`contacts::crossing_functions`]), none
+    /// without collision pairs.
     fn root_count(&self) -> usize {
         let set = &self.mechanism.collisions;
-        set.pairs.len() + set.sticking.len()
+        if set.has_pairs() {
+            set.colliders.len()
+        } else {
+            0
+        }
     }
 
     /// Grouped difference quotients ([`Branches`]): only set up when `branches` is `Some`.
@@ -145,9 +147,9 @@ impl DaeSystem for MechanismDae {
         let branches = self.branches.take()?;
         self.apply_inputs(t);
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
-        contacts::distances(&self.mechanism, &self.workspace, &mut self.distances);
-        let links = branches.contact_links(&self.mechanism, &self.distances);
-        let limits = branches.increment_limits(&self.mechanism, &self.workspace, &self.distances);
+        let distances = contacts::near_distances(&self.mechanism, &mut self.workspace, false);
+        let links = branches.contact_links(&self.mechanism, &self.workspace, &distances);
+        let limits = branches.increment_limits(&self.mechanism, &self.workspace, &distances);
         let tolerance = self.tolerance;
         let result = branches.difference_quotients(
             &links,
@@ -167,9 +169,8 @@ impl DaeSystem for MechanismDae {
     fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
         self.apply_inputs(t);
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
-        let (distances, switches) = g.split_at_mut(self.mechanism.collisions.pairs.len());
-        contacts::distances(&self.mechanism, &self.workspace, distances);
-        contacts::friction_switches(&self.mechanism, &self.workspace, distances, switches);
+        let distances = contacts::near_distances(&self.mechanism, &mut self.workspace, false);
+        contacts::crossing_functions(&self.mechanism, &self.workspace, &distances, g);
         if g.iter().all(|d| d.is_finite()) {
             Ok(())
         } else {

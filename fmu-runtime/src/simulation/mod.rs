@@ -144,8 +144,9 @@ const STEPS_PER_INTERVAL: u64 = 500;
 pub const MAX_STATES: usize = 5_000;
 
 /// The largest number of states of a scene of separate bodies (no loops), solved with the
-/// block LU: 2 000 free bodies, whose 2 million collision pairs take about 600 MB.
-pub const MAX_BLOCK_STATES: usize = 26_000;
+/// block LU, whose memory grows with the bodies (a 13 × 13 block per free body): 20 000 free
+/// bodies, as many as a model may declare objects ([`model::MAX_OBJECTS`]).
+pub const MAX_BLOCK_STATES: usize = 260_000;
 
 /// A mechanism whose every joint is prescribed has no states, but the integrator needs at
 /// least one: such a simulation integrates one constant (ẋ = 0) beside it.
@@ -202,8 +203,9 @@ pub struct Snapshot {
     pub y: Vec<f64>,
     pub yp: Vec<f64>,
     pub signals: Vec<InputSignal>,
-    /// The contacts' discrete state (stick or slip, per collision pair).
-    pub frictions: Vec<Friction>,
+    /// The contacts' discrete state: every collision pair (as its two collider indices) whose
+    /// friction state is not the default (sliding or apart, armed), in ascending order.
+    pub frictions: Vec<((usize, usize), Friction)>,
     /// The angle of every cut-joint reported last (see [`Simulation::joint_coordinates`]).
     pub cut_angles: Vec<f64>,
 }
@@ -244,16 +246,13 @@ impl Simulation {
             )));
         }
         let mut mechanism = Mechanism::new(&scene, &assembly);
-        // Refuse before allocating what would take the host down (and before the collision
-        // pairs, quadratic in number): a mechanism with loops works on dense matrices of states
-        // × states; one of separate bodies on blocks, but its collision pairs grow with the
-        // square of the bodies.
+        // Refuse before allocating what would take the host down: a mechanism with loops works
+        // on dense matrices of states × states; one of separate bodies on blocks.
         let separate_bodies = Branches::new(&mechanism).is_some_and(|b| b.len() > 1);
         if separate_bodies && mechanism.len() > MAX_BLOCK_STATES {
             return Err(SimulationError::Usage(format!(
                 "the model `{}` has {} states, more than the {MAX_BLOCK_STATES} this engine \
-                 supports for separate bodies (its collision pairs grow with the square of the \
-                 bodies); make the model smaller (fewer bodies)",
+                 supports for separate bodies; make the model smaller (fewer bodies)",
                 spec.name,
                 mechanism.len(),
             )));
@@ -290,7 +289,7 @@ impl Simulation {
             &y0,
             &vec![0.0; y0.len()],
         );
-        let deep: Vec<Overlap> = overlaps(&scene, &mechanism, &workspace)
+        let deep: Vec<Overlap> = overlaps(&scene, &mechanism, &mut workspace)
             .into_iter()
             .filter(|o| o.depth > o.limit)
             .collect();
@@ -299,17 +298,11 @@ impl Simulation {
                 &spec.name, &deep,
             )));
         }
-        if let Some(message) = faster_than_light(&mechanism, &workspace) {
+        if let Some(message) = faster_than_light(&mechanism, &workspace, None) {
             return Err(SimulationError::Usage(message));
         }
         // Pairs in contact at the start time start like contacts found at an event.
-        let mut distances = vec![0.0; mechanism.collisions.pairs.len()];
-        contacts::distances(&mechanism, &workspace, &mut distances);
-        let starts: Vec<i32> = distances
-            .iter()
-            .map(|&d| if d < 0.0 { -1 } else { 0 })
-            .collect();
-        contacts::update_frictions(&mechanism, &mut workspace, &starts, &[]);
+        contacts::process_crossings(&mechanism, &mut workspace);
         let mut yp0 = consistent_derivatives(&mechanism, &inputs, &mut workspace, &y0)
             .map_err(SimulationError::Start)?;
         let mut y0 = y0;
@@ -324,7 +317,7 @@ impl Simulation {
         let blocks_asked = options.linear_solver == Some(LinearSolverKind::Blocks);
         let branches = Branches::new(&mechanism).filter(|b| {
             blocks_asked
-                || !mechanism.collisions.pairs.is_empty()
+                || mechanism.collisions.has_pairs()
                 || b.len() > 1 && y0.len() >= BLOCK_SOLVER_STATES
         });
         // Many of them: their iteration matrix is factored block by block.
@@ -337,9 +330,10 @@ impl Simulation {
         // The speeds of bodies that may touch are resolved to a tenth of their contacts' speed
         // bands (`Branches::speed_resolution`), the rest to the tolerance.
         let atol = match &branches {
-            Some(b) if !mechanism.collisions.pairs.is_empty() => {
-                let resolution =
-                    b.speed_resolution(&mechanism, &workspace, mechanism.collisions.pairs.iter());
+            Some(b) if mechanism.collisions.has_pairs() => {
+                let set = &mechanism.collisions;
+                let bands = (0..set.colliders.len()).filter_map(|c| Some((c, set.bands(c)?)));
+                let resolution = b.speed_resolution(&mechanism, &workspace, bands);
                 let mut atol: Vec<f64> = resolution.iter().map(|r| r.min(tolerance)).collect();
                 atol.resize(y0.len(), tolerance);
                 AbsTolerance::Vector(atol)
@@ -380,7 +374,6 @@ impl Simulation {
             })
             .collect();
         let scratch = vec![0.0; mechanism.len()];
-        let mechanism_pairs = mechanism.collisions.pairs.len();
         // A cut-joint's angle starts in the turn of its start value (fixed or guessed).
         let cut_angles = assembly
             .cut_joints
@@ -398,7 +391,6 @@ impl Simulation {
             scratch,
             branches,
             tolerance,
-            distances: vec![0.0; mechanism_pairs],
             jacobian_residuals: 0,
         };
         let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
@@ -464,22 +456,35 @@ impl Simulation {
 /// prescribed motions of the joints, in `ws`), as a message; `None` when every body is slower.
 /// A speed that no field states alone (a crank of 1 m turned at 1e99 rad/s) is found here,
 /// before the accelerations, which would overflow into "a singular mass matrix".
-fn faster_than_light(mechanism: &Mechanism, ws: &Workspace) -> Option<String> {
+fn faster_than_light(mechanism: &Mechanism, ws: &Workspace, at: Option<f64>) -> Option<String> {
     let light = crate::model::units::SPEED_OF_LIGHT;
     mechanism
         .bodies
         .iter()
         .zip(&ws.motion)
         .skip(1)
-        .find(|(_, motion)| motion.v.norm() > light || motion.v.norm().is_nan())
+        .find(|(_, motion)| {
+            motion.v.norm() > light || motion.v.norm().is_nan() || !motion.w.norm().is_finite()
+        })
         .map(|(body, motion)| {
-            format!(
-                "body `{}` moves at {:e} m/s at the start, faster than light: fmu3d simulates \
-                 Newtonian mechanics, below {light} m/s; check the start values and the \
-                 prescribed motions of the joints that move it",
-                body.name,
-                motion.v.norm()
-            )
+            let speed = motion.v.norm();
+            if let Some(t) = at {
+                format!(
+                    "at t = {t} s body `{}` moves at {speed:e} m/s (turning at {:e} rad/s), \
+                     faster than light: the motion has run away, driven by forces or torques \
+                     far beyond what its masses can take; check the inputs and drives that act \
+                     on it, and the values they had before this instant",
+                    body.name,
+                    motion.w.norm()
+                )
+            } else {
+                format!(
+                    "body `{}` moves at {speed:e} m/s at the start, faster than light: fmu3d \
+                     simulates Newtonian mechanics, below {light} m/s; check the start values \
+                     and the prescribed motions of the joints that move it",
+                    body.name
+                )
+            }
         })
 }
 

@@ -245,7 +245,11 @@ impl Simulation {
                 joint,
             )[component],
             VariableKind::Contact { report, quantity } => {
-                let pairs = &dae.mechanism.collisions.reports[report].pairs;
+                let pairs: Vec<usize> = dae.mechanism.collisions.reports[report]
+                    .pairs
+                    .iter()
+                    .filter_map(|&(a, b)| dae.workspace.pairs.find(a, b))
+                    .collect();
                 match quantity {
                     ContactQuantity::Distance | ContactQuantity::Penetration => {
                         let distance = pairs

@@ -31,19 +31,18 @@ impl Overlap {
 
 /// The pairs of objects whose shapes penetrate at the workspace's kinematics, one entry per
 /// pair of objects (its deepest collision pair: a box touches through several), deepest first.
-pub(super) fn overlaps(scene: &Scene, mechanism: &Mechanism, ws: &Workspace) -> Vec<Overlap> {
+pub(super) fn overlaps(scene: &Scene, mechanism: &Mechanism, ws: &mut Workspace) -> Vec<Overlap> {
     let set = &mechanism.collisions;
-    let mut distances = vec![0.0; set.pairs.len()];
-    contacts::distances(mechanism, ws, &mut distances);
+    let distances = contacts::near_distances(mechanism, ws, false);
     let mut found: Vec<Overlap> = Vec::new();
     for (index, contact) in contacts::penetrating_pairs(mechanism, ws, &distances) {
-        let pair = &set.pairs[index];
+        let pair = ws.pairs.get(index);
         let overlap = Overlap {
             a: scene.object(set.colliders[pair.a].object).name.clone(),
             b: scene.object(set.colliders[pair.b].object).name.clone(),
             depth: contact.penetration(),
             normal: contact.normal.into_inner(),
-            limit: contacts::start_penetration_limit(mechanism, index),
+            limit: contacts::start_penetration_limit(set, pair),
             v_small: pair.law.v_small,
         };
         match found

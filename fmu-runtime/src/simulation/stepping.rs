@@ -72,7 +72,7 @@ impl Simulation {
                 Err(error) => return Err(self.solver_failure(error)),
             };
             match step.kind {
-                StepKind::Root(directions) => self.contact_event(&directions)?,
+                StepKind::Root(_) => self.contact_event()?,
                 StepKind::Reached if self.ida.internal_time() > t => {
                     self.interpolated_outputs += 1;
                 }
@@ -99,7 +99,7 @@ impl Simulation {
         let (y, yp, dae) = self.ida.state_and_system_mut();
         dae.apply_inputs(t);
         kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
-        let found = overlaps(&self.scene, &dae.mechanism, &dae.workspace);
+        let found = overlaps(&self.scene, &dae.mechanism, &mut dae.workspace);
         if found.is_empty() {
             return error.into();
         }
@@ -136,7 +136,7 @@ impl Simulation {
         &mut self,
     ) -> Result<f64, SimulationError> {
         let reached = self.ida.internal_time();
-        if reached == self.ida.t() || self.ida.system().mechanism.collisions.pairs.is_empty() {
+        if reached == self.ida.t() || !self.ida.system().mechanism.collisions.has_pairs() {
             return Ok(self.separation_time_bound());
         }
         let mut y = vec![0.0; self.ida.size()];
@@ -149,22 +149,18 @@ impl Simulation {
             .separation_time_bound(reached, &y, &yp))
     }
 
-    /// A contact starts (distance falling through zero) or ends (distance rising through zero):
-    /// the integrator restarts there, where the contact force's law changes.
-    pub(super) fn contact_event(&mut self, directions: &[i32]) -> Result<(), SimulationError> {
-        let t = self.ida.t();
-        let (y, yp, dae) = self.ida.state_and_system_mut();
-        let (contact, switches) = directions.split_at(dae.mechanism.collisions.pairs.len());
-        if contact.iter().any(|&d| d != 0) {
+    /// A contact starts (distance falling through zero) or ends (distance rising through zero),
+    /// or a pair sticks or slips: the integrator restarts there, where the contact force's law
+    /// changes ([`contacts::process_crossings`] finds which pairs changed).
+    pub(super) fn contact_event(&mut self) -> Result<(), SimulationError> {
+        let crossings = self.restart()?;
+        if crossings.starts + crossings.ends > 0 {
             self.events += 1;
-            self.contact_starts += contact.iter().filter(|&&d| d < 0).count() as u64;
+            self.contact_starts += crossings.starts as u64;
         } else {
             self.friction_events += 1;
         }
-        dae.apply_inputs(t);
-        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
-        contacts::update_frictions(&dae.mechanism, &mut dae.workspace, contact, switches);
-        self.restart()
+        Ok(())
     }
 
     /// How many stick–slip events (a pair sticking or breaking away, alone at its instant) the
@@ -184,28 +180,41 @@ impl Simulation {
     }
 
     /// Restarts the integrator at the current instant with derivatives consistent with the
-    /// current inputs: after an input jump, or to make the future independent of the past steps
-    /// (a restored state continues exactly as the original did).
-    pub(super) fn restart(&mut self) -> Result<(), SimulationError> {
+    /// current inputs: after an event or an input jump, or to make the future independent of
+    /// the past steps (a restored state continues exactly as the original did). Every pair that
+    /// changed since the last restart is processed here ([`contacts::process_crossings`]), so
+    /// that every zero-crossing function starts positive.
+    pub(super) fn restart(&mut self) -> Result<contacts::Crossings, SimulationError> {
         let t = self.ida.t();
         let y = self.ida.y().to_vec();
-        let yp = self
-            .ida
-            .system_mut()
-            .consistent_derivatives(t, &y)
-            .map_err(|_| {
-                SimulationError::Usage(format!(
-                    "at t = {t} s the accelerations cannot be solved for: the mass matrix is \
-                     singular or not finite there (the motion may have run away to speeds or \
-                     forces out of range, see the largest outputs; or a joint moves a body \
-                     without mass or inertia)"
-                ))
-            })?;
+        let crossings = {
+            let (y, yp, dae) = self.ida.state_and_system_mut();
+            dae.apply_inputs(t);
+            kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
+            contacts::process_crossings(&dae.mechanism, &mut dae.workspace)
+        };
+        let yp = match self.ida.system_mut().consistent_derivatives(t, &y) {
+            Ok(yp) => yp,
+            Err(_) => {
+                // The kinematics at y are in the workspace (process_crossings above): name the
+                // body that ran away, if one did.
+                let dae = self.ida.system();
+                let message = faster_than_light(&dae.mechanism, &dae.workspace, Some(t))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "at t = {t} s the accelerations cannot be solved for: the mass \
+                             matrix is singular there (a joint moves a body without mass or \
+                             inertia)"
+                        )
+                    });
+                return Err(SimulationError::Usage(message));
+            }
+        };
         self.ida.reinit(t, &y, &yp)?;
         self.restart_pending = false;
         self.restarts += 1;
         self.horizon = None;
-        Ok(())
+        Ok(crossings)
     }
 
     /// After a failed [`Simulation::advance_to`]: restarts the integrator at the last instant
@@ -230,7 +239,7 @@ impl Simulation {
             y: self.ida.y().to_vec(),
             yp: self.ida.yp().to_vec(),
             signals: self.ida.system().signals.iter().map(|(s, _)| *s).collect(),
-            frictions: self.ida.system().workspace.frictions.clone(),
+            frictions: self.ida.system().workspace.pairs.held_frictions(),
             cut_angles: self.cut_angles.clone(),
         })
     }
@@ -241,7 +250,10 @@ impl Simulation {
         if snapshot.y.len() != dae.mechanism.len()
             || snapshot.yp.len() != snapshot.y.len()
             || snapshot.signals.len() != dae.signals.len()
-            || snapshot.frictions.len() != dae.workspace.frictions.len()
+            || snapshot
+                .frictions
+                .iter()
+                .any(|&((a, b), _)| dae.mechanism.collisions.pair(a, b).is_none())
             || snapshot.cut_angles.len() != self.cut_angles.len()
             || snapshot
                 .signals
@@ -256,7 +268,28 @@ impl Simulation {
         for ((signal, _), saved) in dae.signals.iter_mut().zip(&snapshot.signals) {
             *signal = *saved;
         }
-        dae.workspace.frictions.clone_from(&snapshot.frictions);
+        let table = &mut dae.workspace.pairs;
+        table.frictions.fill(Default::default());
+        for &((a, b), friction) in &snapshot.frictions {
+            if let Some(id) = table.register(&dae.mechanism.collisions, a, b) {
+                table.frictions[id] = friction;
+            }
+        }
+        // The signs the snapshot's restart recorded, from its state.
+        dae.apply_inputs(snapshot.t);
+        kinematics(
+            &dae.mechanism,
+            &dae.inputs,
+            &mut dae.workspace,
+            &snapshot.y,
+            &snapshot.yp,
+        );
+        let distances = contacts::near_distances(&dae.mechanism, &mut dae.workspace, false);
+        // Every side from scratch: the restored state's own, as its restart recorded them.
+        let table = &mut dae.workspace.pairs;
+        table.sides.fill(contacts::Sides::default());
+        table.marked.clear();
+        contacts::record_sides(&dae.mechanism, &mut dae.workspace, &distances);
         self.cut_angles.clone_from(&snapshot.cut_angles);
         self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
         self.restart_pending = false;

@@ -1,0 +1,197 @@
+//! The collision pairs of a simulation: the ones met so far ([`PairTable`], with their discrete
+//! state) and the ones near enough to touch now ([`NearPairs`]).
+//!
+//! Every two colliders of separate bodies may collide, so the pairs are not listed in advance
+//! (their number grows with the square of the bodies): a pair enters the table the first time
+//! the broad phase finds its bounding spheres within the near list's margin, and keeps its
+//! index from then on. The table only grows; its size follows the pairs that ever came near,
+//! about a dozen per ball of a heap.
+
+use super::contacts::Friction;
+use crate::assembly::{CollisionPair, CollisionSet};
+use crate::collision::sphere_pairs;
+use nalgebra::{Isometry3, Vector3};
+use std::collections::HashMap;
+
+/// The sign a pair's signed distance (`distance`) and stick–slip switching function (`switch`)
+/// had when the integrator last restarted: +1 or −1. The zero-crossing functions are these
+/// values times the present ones, so that every change since the restart is a fall through
+/// zero ([`super::contacts::crossing_functions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sides {
+    pub distance: i8,
+    pub switch: i8,
+}
+
+impl Default for Sides {
+    /// Apart, and not slow enough to stick: what a pair is when it first comes near.
+    fn default() -> Self {
+        Sides {
+            distance: 1,
+            switch: 1,
+        }
+    }
+}
+
+/// The collision pairs met so far, by index, with their discrete state.
+#[derive(Debug, Clone, Default)]
+pub struct PairTable {
+    pairs: Vec<CollisionPair>,
+    index: HashMap<(usize, usize), usize>,
+    /// Per pair: whether it sticks and where, changed only at events.
+    pub frictions: Vec<Friction>,
+    /// Per pair: the signs at the last restart.
+    pub sides: Vec<Sides>,
+    /// The pairs with a side −1 (in contact, or slow enough to stick, at the last restart):
+    /// their crossings are watched even when they have left the near list.
+    pub marked: Vec<usize>,
+}
+
+impl PairTable {
+    /// A table holding the pairs of the set's contact reports, in their order.
+    pub fn new(set: &CollisionSet) -> PairTable {
+        let mut table = PairTable::default();
+        for report in &set.reports {
+            for &(a, b) in &report.pairs {
+                table.register(set, a, b);
+            }
+        }
+        table
+    }
+
+    /// The index of the pair of colliders `a < b`, entering it on first use; `None` when they
+    /// do not collide.
+    pub fn register(&mut self, set: &CollisionSet, a: usize, b: usize) -> Option<usize> {
+        if let Some(&id) = self.index.get(&(a, b)) {
+            return Some(id);
+        }
+        let pair = set.pair(a, b)?;
+        let id = self.pairs.len();
+        self.pairs.push(pair);
+        self.frictions.push(Friction::default());
+        self.sides.push(Sides::default());
+        self.index.insert((a, b), id);
+        Some(id)
+    }
+
+    /// The index of the pair of colliders `a < b`, if it has been met.
+    pub fn find(&self, a: usize, b: usize) -> Option<usize> {
+        self.index.get(&(a, b)).copied()
+    }
+
+    /// The pair with index `id`.
+    pub fn get(&self, id: usize) -> &CollisionPair {
+        &self.pairs[id]
+    }
+
+    /// How many pairs have been met.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// True when no pair has been met.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// The pairs whose friction state is not the default, as collider indices (for saved
+    /// states, which must not depend on the order in which pairs were met).
+    pub fn held_frictions(&self) -> Vec<((usize, usize), Friction)> {
+        let mut held: Vec<_> = self
+            .pairs
+            .iter()
+            .zip(&self.frictions)
+            .filter(|(_, f)| **f != Friction::default())
+            .map(|(p, f)| ((p.a, p.b), *f))
+            .collect();
+        held.sort_by_key(|(pair, _)| *pair);
+        held
+    }
+}
+
+/// The collision pairs near enough to penetrate (a Verlet list, as molecular dynamics keeps
+/// one): the pairs whose bounding spheres were less than `margin` apart when the list was
+/// made. As long as no collider's centre has moved `margin / 4` since, a pair not on the list
+/// is still half the margin apart by its bounding spheres ([`NearPairs::cap`]) and cannot
+/// penetrate, so the contact loads and the zero-crossing functions need only the list. Checking the displacements is O(colliders) per
+/// evaluation; the list is made again by the grid broad phase ([`sphere_pairs`], O(colliders))
+/// only when some collider moved that far. The loads are the same to the last bit as over every
+/// pair (the pairs left out contribute nothing, and the per-body sums are exact, whatever the
+/// order).
+#[derive(Debug, Clone, Default)]
+pub struct NearPairs {
+    /// Indices into the [`PairTable`], ascending by collider indices.
+    pub pairs: Vec<usize>,
+    /// Per pair of the table: whether it is on the list.
+    pub is_near: Vec<bool>,
+    /// Every collider's centre when the list was made (empty: not made yet).
+    centres: Vec<Vector3<f64>>,
+    margin: f64,
+    /// How many times the list was made (for tests and statistics).
+    pub rebuilds: u64,
+}
+
+impl NearPairs {
+    /// Makes the list again when it has not been made, a collider has moved half the margin,
+    /// or `force`.
+    pub fn refresh(
+        &mut self,
+        set: &CollisionSet,
+        table: &mut PairTable,
+        poses: &[Isometry3<f64>],
+        force: bool,
+    ) {
+        let centre = |k: usize| poses[k].translation.vector;
+        let moved =
+            self.centres.len() != poses.len()
+                || self.centres.iter().enumerate().any(|(k, c)| {
+                    (centre(k) - c).norm_squared() >= 0.0625 * self.margin * self.margin
+                });
+        if !moved && !force {
+            return;
+        }
+        if self.centres.len() != poses.len() {
+            self.margin = near_margin(set);
+        }
+        self.centres.clear();
+        self.centres.extend((0..poses.len()).map(centre));
+        let radii: Vec<f64> = set
+            .colliders
+            .iter()
+            .map(|c| c.shape.bounding_radius() + 0.5 * self.margin)
+            .collect();
+        for &id in &self.pairs {
+            self.is_near[id] = false;
+        }
+        self.pairs.clear();
+        for (a, b) in sphere_pairs(&self.centres, &radii, |a, b| !set.may_collide(a, b)) {
+            if let Some(id) = table.register(set, a, b) {
+                self.pairs.push(id);
+            }
+        }
+        self.is_near.resize(table.len(), false);
+        for &id in &self.pairs {
+            self.is_near[id] = true;
+        }
+        self.rebuilds += 1;
+    }
+
+    /// Half the margin: every pair off the list is at least this far apart (0 before the list
+    /// is made).
+    pub fn cap(&self) -> f64 {
+        0.5 * self.margin
+    }
+}
+
+/// The near list's margin: half the mean bounding radius of the colliders (a ball may travel
+/// an eighth of its radius before the list is made again).
+pub(super) fn near_margin(set: &CollisionSet) -> f64 {
+    let count = set.colliders.len().max(1) as f64;
+    let mean = set
+        .colliders
+        .iter()
+        .map(|c| c.shape.bounding_radius())
+        .sum::<f64>()
+        / count;
+    0.5 * mean
+}
