@@ -9,7 +9,7 @@ use super::types::Fmi2Status;
 use crate::assembly::{Causality, VariableKind};
 use crate::fmu::{self, MODEL_FILE};
 use crate::model;
-use crate::model::units::{MAX_MAGNITUDE, SPEED_OF_LIGHT};
+use crate::model::units::{self, OutOfRange};
 use crate::simulation::{
     Simulation, SimulationError, SimulationOptions, Snapshot, MAX_OUTPUT_DERIVATIVE_ORDER,
 };
@@ -281,25 +281,22 @@ impl Instance {
         for (&vr, &value) in references.iter().zip(values) {
             let index = self.check_reference(vr)?;
             let variable = &self.simulation.variables.variables[index];
-            if !value.is_finite() {
-                return Err(format!(
-                    "`{}` cannot be set to {value}: values must be finite",
-                    variable.name
-                ));
-            }
-            if value.abs() > MAX_MAGNITUDE {
-                return Err(format!(
-                    "`{}` cannot be set to {value:e}: fmu3d takes values up to {MAX_MAGNITUDE:e} \
-                     in SI units, so that products of them stay finite",
-                    variable.name
-                ));
-            }
-            if variable.unit == "m/s" && value.abs() > SPEED_OF_LIGHT {
-                return Err(format!(
-                    "`{}` cannot be set to {value:e} m/s, faster than light: fmu3d simulates \
-                     Newtonian mechanics, below {SPEED_OF_LIGHT} m/s",
-                    variable.name
-                ));
+            let kind = units::lookup(&variable.unit).map(|unit| unit.kind);
+            if let Some(problem) = OutOfRange::check(&[value], kind) {
+                let name = &variable.name;
+                return Err(match problem {
+                    OutOfRange::NotFinite => {
+                        format!("`{name}` cannot be set to {value}: {}", problem.limit())
+                    }
+                    OutOfRange::TooLarge => {
+                        format!("`{name}` cannot be set to {value:e}: {}", problem.limit())
+                    }
+                    OutOfRange::FasterThanLight => format!(
+                        "`{name}` cannot be set to {value:e} {}, faster than light: {}",
+                        variable.unit,
+                        problem.limit()
+                    ),
+                });
             }
             match (variable.causality, variable.kind) {
                 (Causality::Input, _) => {}

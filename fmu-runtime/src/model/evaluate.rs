@@ -607,24 +607,25 @@ impl<'a> Evaluator<'a> {
             Some(k) => {
                 self.used[k] = true;
                 let v = self.overrides[k].1;
-                if !v.is_finite() {
-                    return Err(Diag::new(
-                        name.pos,
-                        format!("the value {v} given for parameter `{full}` is not finite"),
-                    ));
+                match crate::model::units::OutOfRange::check(&[v], None) {
+                    None => v,
+                    Some(crate::model::units::OutOfRange::NotFinite) => {
+                        return Err(Diag::new(
+                            name.pos,
+                            format!("the value {v} given for parameter `{full}` is not finite"),
+                        ));
+                    }
+                    Some(problem) => {
+                        return Err(Diag::new(
+                            name.pos,
+                            format!(
+                                "the value {v:e} given for parameter `{full}` {}: {}",
+                                problem.what(),
+                                problem.limit()
+                            ),
+                        ));
+                    }
                 }
-                if v.abs() > crate::model::units::MAX_MAGNITUDE {
-                    return Err(Diag::new(
-                        name.pos,
-                        format!(
-                            "the value {v:e} given for parameter `{full}` is out of range: fmu3d \
-                             takes values up to {:e} in SI units, so that products of them stay \
-                             finite",
-                            crate::model::units::MAX_MAGNITUDE
-                        ),
-                    ));
-                }
-                v
             }
             None => value,
         };

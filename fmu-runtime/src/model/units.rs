@@ -8,6 +8,56 @@ pub const MAX_MAGNITUDE: f64 = 1e100;
 /// The speed of light [m/s]: no speed of a Newtonian mechanism comes near it.
 pub const SPEED_OF_LIGHT: f64 = 299_792_458.0;
 
+/// Why a value is beyond what fmu3d simulates: the one place of the limits and their wording,
+/// for the fields of a model file, parameter overrides and `fmi2SetReal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutOfRange {
+    NotFinite,
+    /// Above [`MAX_MAGNITUDE`].
+    TooLarge,
+    /// A velocity above [`SPEED_OF_LIGHT`].
+    FasterThanLight,
+}
+
+impl OutOfRange {
+    /// The first limit that `components` (a value or a vector, in SI units) of quantity `kind`
+    /// (where known) break, if any.
+    pub fn check(components: &[f64], kind: Option<Kind>) -> Option<OutOfRange> {
+        if components.iter().any(|v| !v.is_finite()) {
+            return Some(OutOfRange::NotFinite);
+        }
+        if components.iter().any(|v| v.abs() > MAX_MAGNITUDE) {
+            return Some(OutOfRange::TooLarge);
+        }
+        let magnitude = components.iter().map(|v| v * v).sum::<f64>().sqrt();
+        (kind == Some(Kind::Velocity) && magnitude > SPEED_OF_LIGHT)
+            .then_some(OutOfRange::FasterThanLight)
+    }
+
+    /// What the value is: "is not finite", "is out of range", "is faster than light".
+    pub fn what(self) -> &'static str {
+        match self {
+            OutOfRange::NotFinite => "is not finite",
+            OutOfRange::TooLarge => "is out of range",
+            OutOfRange::FasterThanLight => "is faster than light",
+        }
+    }
+
+    /// The limit, to follow a colon.
+    pub fn limit(self) -> String {
+        match self {
+            OutOfRange::NotFinite => "values must be finite".to_string(),
+            OutOfRange::TooLarge => format!(
+                "fmu3d takes values up to {MAX_MAGNITUDE:e} in SI units, so that products of them \
+                 stay finite"
+            ),
+            OutOfRange::FasterThanLight => {
+                format!("fmu3d simulates Newtonian mechanics, below {SPEED_OF_LIGHT} m/s")
+            }
+        }
+    }
+}
+
 /// The physical quantity a field expects or a unit measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

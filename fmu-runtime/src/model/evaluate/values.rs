@@ -3,10 +3,10 @@
 
 use super::*;
 
-use crate::model::units::{MAX_MAGNITUDE, SPEED_OF_LIGHT};
+use crate::model::units::OutOfRange;
 
 /// Why the value of a field of quantity `kind` is beyond what fmu3d simulates, or `None`: not
-/// finite, above [`MAX_MAGNITUDE`], or (a velocity) faster than light.
+/// finite, too large, or (a velocity) faster than light ([`OutOfRange`]).
 pub(super) fn out_of_range(value: &Value, kind: Kind) -> Option<String> {
     let components: &[f64] = match value {
         Value::Num(v) => std::slice::from_ref(v),
@@ -28,25 +28,16 @@ pub(super) fn out_of_range(value: &Value, kind: Kind) -> Option<String> {
         }
     };
     let unit = kind.si_unit();
-    if components.iter().any(|v| !v.is_finite()) {
-        return Some(format!(
-            "is not finite, found {shown} {unit}: check the parameters it is computed from"
-        ));
-    }
-    if components.iter().any(|v| v.abs() > MAX_MAGNITUDE) {
-        return Some(format!(
-            "is out of range, found {shown} {unit}: fmu3d takes values up to {MAX_MAGNITUDE:e} in \
-             SI units, so that products of them stay finite"
-        ));
-    }
-    let magnitude = components.iter().map(|v| v * v).sum::<f64>().sqrt();
-    if kind == Kind::Velocity && magnitude > SPEED_OF_LIGHT {
-        return Some(format!(
-            "is faster than light, found {shown} {unit}: fmu3d simulates Newtonian mechanics, \
-             below {SPEED_OF_LIGHT} m/s"
-        ));
-    }
-    None
+    Some(match OutOfRange::check(components, Some(kind))? {
+        OutOfRange::NotFinite => {
+            format!("is not finite, found {shown} {unit}: check the parameters it is computed from")
+        }
+        problem => format!(
+            "{}, found {shown} {unit}: {}",
+            problem.what(),
+            problem.limit()
+        ),
+    })
 }
 
 impl<'a> Evaluator<'a> {
