@@ -2,6 +2,7 @@
 
 use crate::cli::CheckArgs;
 use fmu_runtime::assembly::{Causality, TreeJointKind};
+use fmu_runtime::model::JointKind;
 
 pub fn run(args: &CheckArgs) -> Result<(), String> {
     let sim = crate::build::start_simulation(&args.model, false)?;
@@ -33,16 +34,21 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
         let joint = match &body.joint {
             None => "root".to_string(),
             Some(tj) => {
-                let kind = match tj.kind {
-                    TreeJointKind::Revolute { .. } => "revolute",
-                    TreeJointKind::Prismatic { .. } => "prismatic",
-                    TreeJointKind::Free => "free",
+                let spec = &scene.joints[tj.joint.0].spec;
+                let axes = spec.kind.axes();
+                let kind = match (&spec.kind, tj.kind.clone()) {
+                    (JointKind::Compound { kind, .. }, _) => kind.word(),
+                    (_, TreeJointKind::Revolute { .. }) => "revolute",
+                    (_, TreeJointKind::Prismatic { .. }) => "prismatic",
+                    (_, TreeJointKind::Free) => "free",
+                };
+                // A joint of several axes: one tree joint per axis, connectors between them.
+                let axis = match axes.get(tj.axis) {
+                    Some(a) if axes.len() > 1 => format!(" (axis `{}`)", a.names[0]),
+                    _ => String::new(),
                 };
                 let parent = body.parent.unwrap_or(0);
-                format!(
-                    "{kind} joint `{}` to body {parent}",
-                    scene.joints[tj.joint.0].spec.name
-                )
+                format!("{kind} joint `{}`{axis} to body {parent}", spec.name)
             }
         };
         let mass = body

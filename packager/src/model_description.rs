@@ -117,11 +117,11 @@ pub fn dependencies(sim: &Simulation, inputs: &[usize], index: usize) -> Vec<usi
             .map(|(i, _)| i)
             .collect(),
         // A cut-joint's coordinates follow from the motion of its two frames.
-        VariableKind::CutJointPosition(cut) | VariableKind::CutJointSpeed(cut) => {
+        VariableKind::CutJointPosition(cut, _) | VariableKind::CutJointSpeed(cut, _) => {
             let cut_joint = &sim.assembly.cut_joints[cut];
             let mut path = bodies_to_world(&sim.assembly, cut_joint.body_a);
             path.extend(bodies_to_world(&sim.assembly, cut_joint.body_b));
-            let with_speed = matches!(table[index].kind, VariableKind::CutJointSpeed(_));
+            let with_speed = matches!(table[index].kind, VariableKind::CutJointSpeed(..));
             inputs()
                 .filter(|(_, v)| match v.kind {
                     VariableKind::JointPosition(body) => path.contains(&body),

@@ -12,7 +12,7 @@ pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Role};
 pub use mass::MergedMass;
 pub use state::{DriveStates, JointStates, StateLayout};
 pub use super_objects::{
-    Assembly, CutJoint, CutJointKind, Member, SuperObject, TreeJoint, TreeJointKind,
+    Assembly, CutAxis, CutJoint, CutJointKind, Member, SuperObject, TreeJoint, TreeJointKind,
 };
 pub use variables::{
     Causality, ContactQuantity, DriveQuantity, FrameQuantity, Variability, Variable, VariableKind,

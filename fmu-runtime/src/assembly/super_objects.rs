@@ -13,9 +13,15 @@
 //! super-object closes a kinematic loop: it becomes a [`CutJoint`] (the joint of the loop that
 //! the search meets last is cut) and its constraints are added to the DAE. A spherical joint has
 //! no coordinates and is always cut, whichever order the search meets it in.
+//!
+//! **Joints of several axes.** A universal, cylindrical or planar joint is a chain of one-axis
+//! tree joints through massless *connector* super-objects, one after each axis but the last
+//! (the composite joint as a sequence of elementary ones, [NO19] §3): the forward and backward
+//! passes, the state layout and the loops then need nothing beyond the one-axis joint. A chain
+//! met from the joint's `to` end runs backwards: the axes in reverse order, each reversed.
 
 use super::mass::MergedMass;
-use crate::model::{FlangeMode, JointKind};
+use crate::model::{AxisMotion, AxisSpec, FlangeMode, JointKind};
 use crate::scene::{JointHandle, ObjectHandle, Scene, SceneError};
 use nalgebra::{Isometry3, Vector3};
 
@@ -48,6 +54,8 @@ pub struct TreeJoint {
     pub frame_a: Isometry3<f64>,
     /// True when the search reached the joint from its `to` end: the child is the user's `from`.
     pub reversed: bool,
+    /// Which of the joint's axes ([`JointKind::axes`]) this one is: 0 for one-axis joints.
+    pub axis: usize,
 }
 
 /// A group of rigidly attached objects: one rigid body of the mechanism.
@@ -66,19 +74,47 @@ pub struct SuperObject {
     pub no_collision_pairs: Vec<usize>,
     /// Members that carry only visuals: placed at communication points, not in the residual.
     pub visual_only: Vec<usize>,
+    /// A massless frame between two axes of one joint (no members, no mass).
+    pub connector: bool,
 }
 
-/// How a cut-joint constrains the motion of its `to` frame relative to its `from` frame.
+/// One axis of a cut-joint: whether it turns or slides, and its unit direction at zero
+/// coordinates (in the `from` frame; the second axis of a universal joint in the `to` frame).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CutAxis {
+    pub motion: AxisMotion,
+    pub direction: Vector3<f64>,
+}
+
+/// How a cut-joint constrains the motion of its `to` frame relative to its `from` frame: its
+/// constraint rows are the complement of the motion its axes allow ([`crate::dynamics::loops`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CutJointKind {
-    /// Rotation about `axis` (unit vector in the `from` frame): 3 position and 2 orientation
-    /// constraints.
-    Revolute { axis: Vector3<f64> },
-    /// Translation along `axis` (unit vector in the `from` frame): 2 position and 3
-    /// orientation constraints.
-    Prismatic { axis: Vector3<f64> },
-    /// Coincident origins: 3 position constraints.
+    /// Revolute, prismatic, universal, cylindrical or planar: the joint's axes.
+    Axes(Vec<CutAxis>),
+    /// Coincident origins, any rotation: 3 position constraints, no coordinates.
     Spherical,
+}
+
+impl CutJointKind {
+    /// The axes of a joint as a cut-joint sees them.
+    pub fn from_axes(axes: &[AxisSpec]) -> CutJointKind {
+        CutJointKind::Axes(
+            axes.iter()
+                .map(|a| CutAxis {
+                    motion: a.motion,
+                    direction: a.direction,
+                })
+                .collect(),
+        )
+    }
+
+    pub fn axes(&self) -> &[CutAxis] {
+        match self {
+            CutJointKind::Axes(axes) => axes,
+            CutJointKind::Spherical => &[],
+        }
+    }
 }
 
 /// A joint that closes a kinematic loop: not part of the spanning tree, its constraints are
@@ -93,6 +129,9 @@ pub struct CutJoint {
     pub body_b: usize,
     pub frame_b: Isometry3<f64>,
     pub kind: CutJointKind,
+    /// Index of this joint's first axis among the axes of all cut-joints (for per-axis state
+    /// such as the turns of a reported angle).
+    pub first_axis: usize,
 }
 
 /// The mechanism as the dynamics sees it: super-objects in depth-first order.
@@ -106,6 +145,21 @@ pub struct Assembly {
 }
 
 impl Assembly {
+    /// A name for super-object `index` in messages and animations: its root object's, or for a
+    /// connector the joint's name and the coordinate of the axis before it (`cardan.phi_a`).
+    pub fn body_name(&self, scene: &Scene, index: usize) -> String {
+        let body = &self.super_objects[index];
+        match (&body.joint, body.connector) {
+            (Some(tree_joint), true) => {
+                let spec = &scene.joints[tree_joint.joint.0].spec;
+                let axes = spec.kind.axes();
+                let coordinate = axes.get(tree_joint.axis).map_or("", |a| a.names[0]);
+                format!("{}.{coordinate}", spec.name)
+            }
+            _ => scene.object(body.root).name.clone(),
+        }
+    }
+
     /// Runs the augmented depth-first search over the scene.
     pub fn build(scene: &Scene) -> Result<Assembly, SceneError> {
         let n = scene.objects.len();
@@ -146,15 +200,30 @@ impl Assembly {
         let mut assigned: Vec<Option<usize>> = vec![None; n];
         let mut joint_used = vec![false; scene.joints.len()];
         let mut cut: Vec<JointHandle> = Vec::new();
-        let mut buffer: Vec<(ObjectHandle, Option<usize>, Option<TreeJoint>)> =
-            vec![(Scene::WORLD, None, None)];
+        // (root, parent, joint, is a connector between two axes of one joint)
+        let mut buffer: Vec<(ObjectHandle, Option<usize>, Option<TreeJoint>, bool)> =
+            vec![(Scene::WORLD, None, None, false)];
         assigned[Scene::WORLD.0] = Some(0);
         let mut super_objects = Vec::new();
         let mut placement = vec![(0, Isometry3::identity()); n];
 
         let mut act = 0;
         while act < buffer.len() {
-            let (root, parent, joint) = buffer[act].clone();
+            let (root, parent, joint, connector) = buffer[act].clone();
+            if connector {
+                super_objects.push(SuperObject {
+                    root,
+                    members: Vec::new(),
+                    parent,
+                    joint,
+                    mass: None,
+                    no_collision_pairs: Vec::new(),
+                    visual_only: Vec::new(),
+                    connector: true,
+                });
+                act += 1;
+                continue;
+            }
             let mut members = Vec::new();
             let mut no_collision_pairs = Vec::new();
             let mut stack = vec![(root, Isometry3::identity())];
@@ -185,13 +254,7 @@ impl Assembly {
                         cut.push(handle);
                         continue;
                     }
-                    let kind = match &joint.spec.kind {
-                        JointKind::Revolute { axis, .. } => TreeJointKind::Revolute {
-                            axis: signed_axis(axis, reversed),
-                        },
-                        JointKind::Prismatic { axis, .. } => TreeJointKind::Prismatic {
-                            axis: signed_axis(axis, reversed),
-                        },
+                    let free = match &joint.spec.kind {
                         JointKind::Free { .. } => {
                             if reversed || act != 0 {
                                 return Err(SceneError::new(
@@ -203,26 +266,60 @@ impl Assembly {
                                     ),
                                 ));
                             }
-                            TreeJointKind::Free
+                            true
                         }
                         JointKind::Spherical => continue, // cut above
+                        _ => false,
                     };
-                    let index = buffer.len();
+                    // One tree joint per axis, connectors between them; a free joint is one.
+                    let mut chain: Vec<(usize, TreeJointKind)> = if free {
+                        vec![(0, TreeJointKind::Free)]
+                    } else {
+                        joint
+                            .spec
+                            .kind
+                            .axes()
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| {
+                                let axis = signed_axis(&a.direction, reversed);
+                                let kind = match a.motion {
+                                    AxisMotion::Turn => TreeJointKind::Revolute { axis },
+                                    AxisMotion::Slide => TreeJointKind::Prismatic { axis },
+                                };
+                                (i, kind)
+                            })
+                            .collect()
+                    };
+                    if reversed {
+                        chain.reverse();
+                    }
+                    let index = buffer.len() + chain.len() - 1;
                     assigned[other.0] = Some(index);
                     owner[group[other.0]] = Some(index);
                     if !joint.spec.can_collide {
                         no_collision_pairs.push(index);
                     }
-                    buffer.push((
-                        other,
-                        Some(act),
-                        Some(TreeJoint {
-                            joint: handle,
-                            kind,
-                            frame_a: pose,
-                            reversed,
-                        }),
-                    ));
+                    let last = chain.len() - 1;
+                    for (step, (axis, kind)) in chain.into_iter().enumerate() {
+                        let parent = if step == 0 { act } else { buffer.len() - 1 };
+                        buffer.push((
+                            other,
+                            Some(parent),
+                            Some(TreeJoint {
+                                joint: handle,
+                                kind,
+                                frame_a: if step == 0 {
+                                    pose
+                                } else {
+                                    Isometry3::identity()
+                                },
+                                reversed,
+                                axis,
+                            }),
+                            step < last,
+                        ));
+                    }
                 }
             }
             let mass = if act == 0 {
@@ -250,6 +347,7 @@ impl Assembly {
                 mass,
                 no_collision_pairs,
                 visual_only,
+                connector: false,
             });
             act += 1;
         }
@@ -265,10 +363,13 @@ impl Assembly {
                 ),
             ));
         }
-        let cut_joints = cut
-            .into_iter()
-            .map(|handle| cut_joint(scene, &super_objects, &placement, handle))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut first_axis = 0;
+        let mut cut_joints = Vec::with_capacity(cut.len());
+        for handle in cut {
+            let joint = cut_joint(scene, &super_objects, &placement, handle, first_axis)?;
+            first_axis += joint.kind.axes().len();
+            cut_joints.push(joint);
+        }
         let assembly = Assembly {
             super_objects,
             cut_joints,
@@ -315,18 +416,16 @@ fn cut_joint(
     super_objects: &[SuperObject],
     placement: &[(usize, Isometry3<f64>)],
     handle: JointHandle,
+    first_axis: usize,
 ) -> Result<CutJoint, SceneError> {
     let joint = &scene.joints[handle.0];
     let (body_a, frame_a) = placement[joint.from.0];
     let (body_b, frame_b) = placement[joint.to.0];
     let name = &joint.spec.name;
     let kind = match &joint.spec.kind {
-        JointKind::Revolute { axis, .. } => CutJointKind::Revolute {
-            axis: axis.normalize(),
-        },
-        JointKind::Prismatic { axis, .. } => CutJointKind::Prismatic {
-            axis: axis.normalize(),
-        },
+        JointKind::Revolute { .. } | JointKind::Prismatic { .. } | JointKind::Compound { .. } => {
+            CutJointKind::from_axes(&joint.spec.kind.axes())
+        }
         JointKind::Spherical => CutJointKind::Spherical,
         JointKind::Free { .. } => {
             return Err(SceneError::new(
@@ -358,6 +457,7 @@ fn cut_joint(
                 || damper.is_some()
                 || motion.is_some()
         }
+        JointKind::Compound { flange, .. } => *flange != FlangeMode::Passive,
         JointKind::Spherical | JointKind::Free { .. } => false,
     } || scene.drives.iter().any(|(_, joint)| *joint == handle);
     if driven {
@@ -397,7 +497,8 @@ fn cut_joint(
                 &joint.spec.location,
                 format!(
                     "joint `{name}` closes a kinematic loop through free joint `{}`: only \
-                     revolute and prismatic joints may lie on a loop",
+                     joints with axes (revolute, prismatic, universal, cylindrical, planar) may \
+                     lie on a loop",
                     scene.joints[free.0].spec.name
                 ),
             ));
@@ -411,6 +512,7 @@ fn cut_joint(
         body_b,
         frame_b,
         kind,
+        first_axis,
     })
 }
 

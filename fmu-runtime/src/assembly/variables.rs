@@ -4,7 +4,9 @@
 
 use super::collision::CollisionSet;
 use super::super_objects::Assembly;
-use crate::model::{DriveElement, DriveSource, FlangeMode, JointKind, MotorVoltage};
+use crate::model::{
+    AxisMotion, DriveElement, DriveSource, FlangeMode, JointKind, JointSpec, MotorVoltage,
+};
 use crate::scene::{ObjectHandle, Scene};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,11 +50,12 @@ pub enum VariableKind {
     JointAcceleration(usize),
     /// The torque (force) the drive applies on the joint's flange.
     JointForce(usize),
-    /// Joint coordinate of the cut-joint with this index in [`Assembly::cut_joints`], computed
-    /// from the world motion of its two frames (a revolute joint's angle continuous over turns).
-    CutJointPosition(usize),
+    /// Coordinate of an axis (second index) of the cut-joint with this index in
+    /// [`Assembly::cut_joints`], computed from the world motion of its two frames (an angle
+    /// continuous over turns).
+    CutJointPosition(usize, usize),
     /// Its first derivative.
-    CutJointSpeed(usize),
+    CutJointSpeed(usize, usize),
     /// Component 0..=2 of the force, 3..=5 of the torque the joint with this scene index
     /// transmits (`output_forces`): exerted by the `from` side on the `to` side at the origin of
     /// `to`, resolved in the `from` frame.
@@ -111,11 +114,11 @@ pub enum ContactQuantity {
     NormalForce,
 }
 
-/// Where a revolute or prismatic joint's coordinates come from.
-#[derive(Debug, Clone, Copy)]
+/// Where the coordinates of a joint's axes come from.
+#[derive(Debug, Clone)]
 enum JointCoordinates {
-    /// The joint of the super-object with this index.
-    Tree(usize),
+    /// The tree joints of these super-objects, with the index of the axis each moves.
+    Tree(Vec<(usize, usize)>),
     /// The cut-joint with this index.
     Cut(usize),
 }
@@ -156,7 +159,11 @@ impl VariableTable {
         let mut coordinates_of_joint = vec![None; scene.joints.len()];
         for (body, so) in assembly.super_objects.iter().enumerate() {
             if let Some(tree_joint) = &so.joint {
-                coordinates_of_joint[tree_joint.joint.0] = Some(JointCoordinates::Tree(body));
+                let axes = coordinates_of_joint[tree_joint.joint.0]
+                    .get_or_insert_with(|| JointCoordinates::Tree(Vec::new()));
+                if let JointCoordinates::Tree(bodies) = axes {
+                    bodies.push((tree_joint.axis, body));
+                }
             }
         }
         for (index, cut) in assembly.cut_joints.iter().enumerate() {
@@ -166,96 +173,7 @@ impl VariableTable {
             let Some(coordinates) = coordinates else {
                 continue;
             };
-            let name = &joint.spec.name;
-            let prescribed = matches!(
-                &joint.spec.kind,
-                JointKind::Revolute {
-                    motion: Some(_),
-                    ..
-                } | JointKind::Prismatic {
-                    motion: Some(_),
-                    ..
-                }
-            );
-            let (symbols, units, start, flange) = match &joint.spec.kind {
-                JointKind::Revolute { phi, w, flange, .. } => (
-                    ["phi", "w", "a", "tau"],
-                    ["rad", "rad/s", "rad/s2", "N.m"],
-                    [*phi, *w, 0.0, 0.0],
-                    *flange,
-                ),
-                JointKind::Prismatic { s, v, flange, .. } => (
-                    ["s", "v", "a", "f"],
-                    ["m", "m/s", "m/s2", "N"],
-                    [*s, *v, 0.0, 0.0],
-                    *flange,
-                ),
-                JointKind::Free { .. } | JointKind::Spherical => continue,
-            };
-            let descriptions = match &joint.spec.kind {
-                JointKind::Revolute { .. } => [
-                    "rotation angle of the joint",
-                    "angular velocity of the joint",
-                    "angular acceleration of the joint",
-                    "torque the drive applies to the joint's flange",
-                ],
-                _ => [
-                    "position of the joint along its axis",
-                    "velocity of the joint",
-                    "acceleration of the joint",
-                    "force the drive applies to the joint's flange",
-                ],
-            };
-            // A cut-joint is passive (checked when the assembly is built): its angle and speed
-            // are outputs, like those of a passive joint of the spanning tree.
-            let kinds = match coordinates {
-                JointCoordinates::Tree(body) => [
-                    Some(VariableKind::JointPosition(body)),
-                    Some(VariableKind::JointSpeed(body)),
-                    Some(VariableKind::JointAcceleration(body)),
-                    Some(VariableKind::JointForce(body)),
-                ],
-                JointCoordinates::Cut(cut) => [
-                    Some(VariableKind::CutJointPosition(cut)),
-                    Some(VariableKind::CutJointSpeed(cut)),
-                    None,
-                    None,
-                ],
-            };
-            // Which of phi, w, a, tau exist, and as what (design brief, flange modes).
-            // A motion given as an expression of time: everything is known, nothing is an input.
-            let roles: [Option<Causality>; 4] = match flange {
-                _ if prescribed => [Some(Causality::Output); 4],
-                FlangeMode::Passive => {
-                    [Some(Causality::Output), Some(Causality::Output), None, None]
-                }
-                FlangeMode::Force => [
-                    Some(Causality::Output),
-                    Some(Causality::Output),
-                    Some(Causality::Output),
-                    Some(Causality::Input),
-                ],
-                FlangeMode::Motion => [
-                    Some(Causality::Input),
-                    Some(Causality::Input),
-                    Some(Causality::Input),
-                    Some(Causality::Output),
-                ],
-            };
-            for i in 0..4 {
-                let (Some(causality), Some(kind)) = (roles[i], kinds[i]) else {
-                    continue;
-                };
-                variables.push(Variable {
-                    name: format!("{name}.{}", symbols[i]),
-                    description: descriptions[i].to_string(),
-                    unit: units[i].to_string(),
-                    causality,
-                    variability: Variability::Continuous,
-                    kind,
-                    start: (causality == Causality::Input).then_some(start[i]),
-                });
-            }
+            joint_variables(&mut variables, &joint.spec, coordinates);
         }
         for (index, joint) in scene.joints.iter().enumerate() {
             if !joint.spec.output_forces {
@@ -365,6 +283,113 @@ impl VariableTable {
 
     pub fn find(&self, name: &str) -> Option<usize> {
         self.variables.iter().position(|v| v.name == name)
+    }
+}
+
+/// The coordinate variables of one joint's axes (`rev.phi`, `cardan.phi_a`, …): outputs, or
+/// inputs and the flange's torque (force) as its flange mode says; a joint moved by an expression
+/// of time has outputs only. A cut-joint is passive (checked when the assembly is built): its
+/// coordinates and speeds are outputs, like those of a passive joint of the spanning tree.
+fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates: JointCoordinates) {
+    let (flange, prescribed) = match &spec.kind {
+        JointKind::Revolute { flange, motion, .. }
+        | JointKind::Prismatic { flange, motion, .. } => (*flange, motion.is_some()),
+        JointKind::Compound { flange, .. } => (*flange, false),
+        _ => (FlangeMode::Passive, false),
+    };
+    let axes = spec.kind.axes();
+    let one_axis = axes.len() == 1;
+    for (index, axis) in axes.iter().enumerate() {
+        let turn = axis.motion == AxisMotion::Turn;
+        let symbols = axis.names;
+        let units = if turn {
+            ["rad", "rad/s", "rad/s2", "N.m"]
+        } else {
+            ["m", "m/s", "m/s2", "N"]
+        };
+        let start = [axis.q, axis.qd, 0.0, 0.0];
+        let descriptions: [String; 4] = match (turn, one_axis) {
+            (true, true) => [
+                "rotation angle of the joint".into(),
+                "angular velocity of the joint".into(),
+                "angular acceleration of the joint".into(),
+                "torque the drive applies to the joint's flange".into(),
+            ],
+            (false, true) => [
+                "position of the joint along its axis".into(),
+                "velocity of the joint".into(),
+                "acceleration of the joint".into(),
+                "force the drive applies to the joint's flange".into(),
+            ],
+            (true, false) => {
+                let about = format!("about axis {} of the joint", index + 1);
+                [
+                    format!("rotation angle {about}"),
+                    format!("angular velocity {about}"),
+                    format!("angular acceleration {about}"),
+                    format!("torque applied to the joint {about}"),
+                ]
+            }
+            (false, false) => {
+                let along = format!("along axis {} of the joint", index + 1);
+                [
+                    format!("position {along}"),
+                    format!("velocity {along}"),
+                    format!("acceleration {along}"),
+                    format!("force applied to the joint {along}"),
+                ]
+            }
+        };
+        let kinds = match &coordinates {
+            JointCoordinates::Tree(bodies) => {
+                let Some(&(_, body)) = bodies.iter().find(|(a, _)| *a == index) else {
+                    continue;
+                };
+                [
+                    Some(VariableKind::JointPosition(body)),
+                    Some(VariableKind::JointSpeed(body)),
+                    Some(VariableKind::JointAcceleration(body)),
+                    Some(VariableKind::JointForce(body)),
+                ]
+            }
+            JointCoordinates::Cut(cut) => [
+                Some(VariableKind::CutJointPosition(*cut, index)),
+                Some(VariableKind::CutJointSpeed(*cut, index)),
+                None,
+                None,
+            ],
+        };
+        // Which of phi, w, a, tau exist, and as what (design brief, flange modes).
+        let roles: [Option<Causality>; 4] = match flange {
+            _ if prescribed => [Some(Causality::Output); 4],
+            FlangeMode::Passive => [Some(Causality::Output), Some(Causality::Output), None, None],
+            FlangeMode::Force => [
+                Some(Causality::Output),
+                Some(Causality::Output),
+                Some(Causality::Output),
+                Some(Causality::Input),
+            ],
+            FlangeMode::Motion => [
+                Some(Causality::Input),
+                Some(Causality::Input),
+                Some(Causality::Input),
+                Some(Causality::Output),
+            ],
+        };
+        for i in 0..4 {
+            let (Some(causality), Some(kind)) = (roles[i], kinds[i]) else {
+                continue;
+            };
+            variables.push(Variable {
+                name: format!("{}.{}", spec.name, symbols[i]),
+                description: descriptions[i].clone(),
+                unit: units[i].to_string(),
+                causality,
+                variability: Variability::Continuous,
+                kind,
+                start: (causality == Causality::Input).then_some(start[i]),
+            });
+        }
     }
 }
 

@@ -65,7 +65,7 @@ impl VisualScene {
             .iter()
             .enumerate()
             .map(|(index, body)| VisualBody {
-                name: scene.object(body.root).name.clone(),
+                name: assembly.body_name(scene, index),
                 moving: index > 0,
                 shapes: body
                     .members

@@ -17,15 +17,18 @@
 //! same for Gᵀμ̇. ġ and g̈ are computed analytically from the forward pass' world velocities and
 //! accelerations, so prescribed (motion-driven) joints contribute g⁽¹⁾ without extra terms.
 //!
-//! Only revolute and prismatic joints may lie on a loop (checked when the assembly is built),
-//! so q and v have the same dimension there and ∂g/∂q = ∂ġ/∂v.
+//! Only joints with axes may lie on a loop (checked when the assembly is built), so q and v have
+//! the same dimension there and ∂g/∂q = ∂ġ/∂v.
 //!
-//! Rows per cut-joint, all in the `from` frame (a) and the `to` frame (b):
-//! * revolute about n: the origin of b along the three axes e1, e2, n of a (position), and
-//!   (e1 of a)·(n of b), (e2 of a)·(n of b) (orientation);
-//! * prismatic along n: the origin of b along e1, e2 (position), and the three components of the
-//!   relative rotation's vector part ½(a_j·b_k − a_k·b_j) (orientation);
-//! * spherical: the origin of b along the three axes of a.
+//! A cut-joint's rows are the complement of the motion its axes allow, in the `from` frame (a)
+//! and the `to` frame (b). Every turning axis passes through the joint's origin, so:
+//! * position: the origin of b along the directions of a that no sliding axis spans (three
+//!   without slides: e1, e2, n of a revolute joint's axis n; two beside one slide; one, the
+//!   normal, beside a planar joint's two);
+//! * orientation, by the number of turning axes: none (prismatic) — the three components of the
+//!   relative rotation's vector part ½(a_j·b_k − a_k·b_j); one axis n (revolute, cylindrical,
+//!   planar) — (e1 of a)·(n of b), (e2 of a)·(n of b); two (universal: n_a in a, n_b in b) —
+//!   (n_a of a)·(n_b of b), zero while the axes stay perpendicular; a spherical joint, none.
 //!
 //! e1, e2 complete n to a right-handed frame. In a planar loop the rows along the common axis
 //! direction are dependent on the others; [`super::initial`] finds and drops them.
@@ -33,6 +36,7 @@
 use super::kinematics::BodyMotion;
 use super::mechanism::Mechanism;
 use crate::assembly::{CutJoint, CutJointKind};
+use crate::model::AxisMotion;
 use crate::model::Location;
 use crate::scene::Scene;
 use nalgebra::Vector3;
@@ -101,6 +105,27 @@ impl Default for RowValue {
     }
 }
 
+/// An orthonormal basis of the directions perpendicular to the orthonormal vectors `spanned`
+/// (zero to three of them); with none, the frame that `around` completes (a revolute joint's
+/// rows along e1, e2 and its axis), or x, y, z.
+fn complement(spanned: &[Vector3<f64>], around: Option<&Vector3<f64>>) -> Vec<Vector3<f64>> {
+    match spanned {
+        [] => match around {
+            Some(n) => {
+                let (e1, e2) = complete(n);
+                vec![e1, e2, *n]
+            }
+            None => vec![Vector3::x(), Vector3::y(), Vector3::z()],
+        },
+        [n] => {
+            let (e1, e2) = complete(n);
+            vec![e1, e2]
+        }
+        [a, b] => vec![a.cross(b).normalize()],
+        _ => Vec::new(),
+    }
+}
+
 /// Two unit vectors completing the unit vector `n` to a right-handed frame (e1, e2, n).
 fn complete(n: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
     let helper = if n.x.abs() < 0.9 {
@@ -147,29 +172,29 @@ pub fn constraint_rows(scene: &Scene, cut_joints: &[CutJoint]) -> (Vec<Cut>, Vec
             kind: RowKind::Position { u: ra * u },
             description: format!("position along {} of the `from` frame", describe(&u)),
         };
-        match &cut.kind {
-            CutJointKind::Revolute { axis } => {
-                let (e1, e2) = complete(axis);
-                rows.push(position(e1));
-                rows.push(position(e2));
-                rows.push(position(*axis));
-                for e in [e1, e2] {
-                    rows.push(ConstraintRow {
-                        cut: index,
-                        kind: RowKind::Orientation {
-                            terms: [
-                                (ra * e, rb * axis, 1.0),
-                                (Vector3::zeros(), Vector3::zeros(), 0.0),
-                            ],
-                        },
-                        description: format!("tilt of the axis towards {}", describe(&e)),
-                    });
-                }
-            }
-            CutJointKind::Prismatic { axis } => {
-                let (e1, e2) = complete(axis);
-                rows.push(position(e1));
-                rows.push(position(e2));
+        let axes = cut.kind.axes();
+        let along = |motion: AxisMotion| {
+            axes.iter()
+                .filter(move |a| a.motion == motion)
+                .map(|a| a.direction)
+        };
+        // Position: the directions no slide spans (every turning axis passes through the
+        // joint's origin). A spherical joint has no axes and keeps all three.
+        let slides: Vec<Vector3<f64>> = along(AxisMotion::Slide).collect();
+        let turns: Vec<Vector3<f64>> = along(AxisMotion::Turn).collect();
+        let single_turn = match turns.as_slice() {
+            [n] => Some(n),
+            _ => None,
+        };
+        for u in complement(&slides, single_turn) {
+            rows.push(position(u));
+        }
+        if cut.kind == CutJointKind::Spherical {
+            continue;
+        }
+        // Orientation: the rotations no turning axis allows.
+        match turns.as_slice() {
+            [] => {
                 let basis = [Vector3::x(), Vector3::y(), Vector3::z()];
                 for i in 0..3 {
                     let (j, k) = ((i + 1) % 3, (i + 2) % 3);
@@ -185,11 +210,36 @@ pub fn constraint_rows(scene: &Scene, cut_joints: &[CutJoint]) -> (Vec<Cut>, Vec
                     });
                 }
             }
-            CutJointKind::Spherical => {
-                for u in [Vector3::x(), Vector3::y(), Vector3::z()] {
-                    rows.push(position(u));
+            [axis] => {
+                let (e1, e2) = complete(axis);
+                for e in [e1, e2] {
+                    rows.push(ConstraintRow {
+                        cut: index,
+                        kind: RowKind::Orientation {
+                            terms: [
+                                (ra * e, rb * axis, 1.0),
+                                (Vector3::zeros(), Vector3::zeros(), 0.0),
+                            ],
+                        },
+                        description: format!("tilt of the axis towards {}", describe(&e)),
+                    });
                 }
             }
+            // A universal joint: its first axis (in a) stays perpendicular to its second (in b).
+            [axis_a, axis_b, ..] => rows.push(ConstraintRow {
+                cut: index,
+                kind: RowKind::Orientation {
+                    terms: [
+                        (ra * axis_a, rb * axis_b, 1.0),
+                        (Vector3::zeros(), Vector3::zeros(), 0.0),
+                    ],
+                },
+                description: format!(
+                    "angle between the axes {} and {}",
+                    describe(axis_a),
+                    describe(axis_b)
+                ),
+            }),
         }
     }
     (cuts, rows)

@@ -117,70 +117,44 @@ impl Mechanism {
                         | JointKind::Prismatic { motion, .. } => motion.clone(),
                         _ => None,
                     };
-                    let (flange, spring, damper, start) = match &spec.kind {
+                    // Flange, spring and damper belong to one-axis joints; the start values to
+                    // every axis (a reversed axis keeps its coordinate: its direction turned).
+                    let (flange, spring, damper) = match &spec.kind {
                         JointKind::Revolute {
-                            phi,
-                            w,
-                            fixed,
                             flange,
                             spring,
                             damper,
                             ..
-                        } => (
-                            *flange,
-                            *spring,
-                            *damper,
-                            JointStart::Scalar {
-                                q: *phi,
-                                qd: *w,
-                                fixed: *fixed,
-                            },
-                        ),
-                        JointKind::Prismatic {
-                            s,
-                            v,
-                            fixed,
+                        }
+                        | JointKind::Prismatic {
                             flange,
                             spring,
                             damper,
                             ..
-                        } => (
-                            *flange,
-                            *spring,
-                            *damper,
-                            JointStart::Scalar {
-                                q: *s,
-                                qd: *v,
-                                fixed: *fixed,
-                            },
-                        ),
+                        } => (*flange, *spring, *damper),
+                        JointKind::Compound { flange, .. } => (*flange, None, None),
+                        _ => (FlangeMode::Passive, None, None),
+                    };
+                    let start = match &spec.kind {
                         JointKind::Free {
                             position,
                             rotation,
                             v,
                             w,
-                        } => (
-                            FlangeMode::Passive,
-                            None,
-                            None,
-                            JointStart::Free {
-                                position: *position,
-                                rotation: *rotation,
-                                velocity: *v,
-                                angular_velocity: *w,
-                            },
-                        ),
-                        // Never a tree joint: spherical joints are always cut.
-                        JointKind::Spherical => (
-                            FlangeMode::Passive,
-                            None,
-                            None,
+                        } => JointStart::Free {
+                            position: *position,
+                            rotation: *rotation,
+                            velocity: *v,
+                            angular_velocity: *w,
+                        },
+                        kind => {
+                            let axis = kind.axes().get(tree_joint.axis).cloned();
                             JointStart::Scalar {
-                                q: 0.0,
-                                qd: 0.0,
-                                fixed: StartFixed::default(),
-                            },
-                        ),
+                                q: axis.as_ref().map_or(0.0, |a| a.q),
+                                qd: axis.as_ref().map_or(0.0, |a| a.qd),
+                                fixed: axis.map_or(StartFixed::default(), |a| a.fixed),
+                            }
+                        }
                     };
                     BodyJoint {
                         name: spec.name.clone(),
@@ -203,7 +177,7 @@ impl Mechanism {
                     None => (0.0, Vector3::zeros(), Matrix3::zeros()),
                 };
                 Body {
-                    name: scene.object(so.root).name.clone(),
+                    name: assembly.body_name(scene, index),
                     parent: so.parent.unwrap_or(0),
                     joint,
                     mass,

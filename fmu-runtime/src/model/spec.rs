@@ -299,6 +299,99 @@ pub enum JointKind {
     /// The origins of `from` and `to` coincide; any relative rotation. It has no coordinates and
     /// must close a kinematic loop (it is always a cut-joint).
     Spherical,
+    /// A passive joint of two or three axes, as the Modelica MultiBody library draws it:
+    /// `universal`, `cylindrical` or `planar`.
+    Compound {
+        kind: CompoundKind,
+        /// The axes in the order they move `to` relative to `from`; each direction is given in
+        /// the frame the preceding axes have moved (where it equals its direction in `to`).
+        axes: Vec<AxisSpec>,
+        /// Passive, or every axis driven by a torque (force) input (`flange = force`).
+        flange: FlangeMode,
+    },
+}
+
+impl JointKind {
+    /// The joint's axes, the one joint model that every later stage reads: one for a revolute or
+    /// prismatic joint (`phi`, `w`, `a` or `s`, `v`, `a`), those of a compound joint, none for
+    /// free and spherical joints (which have their own coordinates, or none).
+    pub fn axes(&self) -> Vec<AxisSpec> {
+        match self {
+            JointKind::Revolute {
+                axis,
+                phi,
+                w,
+                fixed,
+                ..
+            } => vec![AxisSpec {
+                motion: AxisMotion::Turn,
+                direction: axis.normalize(),
+                names: ["phi", "w", "a", "tau"],
+                q: *phi,
+                qd: *w,
+                fixed: *fixed,
+            }],
+            JointKind::Prismatic {
+                axis, s, v, fixed, ..
+            } => vec![AxisSpec {
+                motion: AxisMotion::Slide,
+                direction: axis.normalize(),
+                names: ["s", "v", "a", "f"],
+                q: *s,
+                qd: *v,
+                fixed: *fixed,
+            }],
+            JointKind::Compound { axes, .. } => axes.clone(),
+            JointKind::Free { .. } | JointKind::Spherical => Vec::new(),
+        }
+    }
+}
+
+/// The joints of several axes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompoundKind {
+    /// Rotation about `axis_a` (in `from`), then about `axis_b` (in `to`), perpendicular to it:
+    /// Modelica's `Joints.Universal` (a Cardan joint). Coordinates `phi_a`, `phi_b`.
+    Universal,
+    /// Translation along `axis` and rotation about it: Modelica's `Joints.Cylindrical`.
+    /// Coordinates `s`, `phi`.
+    Cylindrical,
+    /// Translation along `axis_x` and `normal × axis_x`, then rotation about `normal`:
+    /// Modelica's `Joints.Planar`. Coordinates `s_x`, `s_y`, `phi`.
+    Planar,
+}
+
+impl CompoundKind {
+    /// The word of the model format (`joint NAME universal { ... }`).
+    pub fn word(self) -> &'static str {
+        match self {
+            CompoundKind::Universal => "universal",
+            CompoundKind::Cylindrical => "cylindrical",
+            CompoundKind::Planar => "planar",
+        }
+    }
+}
+
+/// Whether an axis of a joint turns or slides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxisMotion {
+    Turn,
+    Slide,
+}
+
+/// One axis of a compound joint: its motion, its direction and the names and start values of its
+/// coordinate (Modelica's names: `phi_a`, `w_a`, `a_a` of a universal joint's first axis).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxisSpec {
+    pub motion: AxisMotion,
+    /// Unit vector (see [`JointKind::Compound`] for the frame it is given in).
+    pub direction: Vector3<f64>,
+    /// Names of the coordinate, its speed, its acceleration and the torque (force) on its flange.
+    pub names: [&'static str; 4],
+    /// Start coordinate [rad or m] and speed [rad/s or m/s].
+    pub q: f64,
+    pub qd: f64,
+    pub fixed: StartFixed,
 }
 
 #[derive(Debug, Clone, PartialEq)]

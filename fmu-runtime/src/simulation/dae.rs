@@ -39,8 +39,8 @@ impl MechanismDae {
                 | VariableKind::Frame { .. }
                 | VariableKind::JointReaction { .. }
                 | VariableKind::Contact { .. }
-                | VariableKind::CutJointPosition(_)
-                | VariableKind::CutJointSpeed(_) => {}
+                | VariableKind::CutJointPosition(..)
+                | VariableKind::CutJointSpeed(..) => {}
             }
         }
     }

@@ -10,8 +10,8 @@
 //! - [`overlaps`]: shapes that start inside each other, for the error message.
 
 use crate::assembly::{
-    Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, CutJointKind, DriveQuantity,
-    FrameQuantity, TreeJointKind, Variable, VariableKind, VariableTable,
+    Assembly, Causality, CollisionSet, ContactQuantity, CutJoint, DriveQuantity, FrameQuantity,
+    TreeJointKind, Variable, VariableKind, VariableTable,
 };
 use crate::dynamics::contacts::Friction;
 use crate::dynamics::BodyMotion;
@@ -23,7 +23,7 @@ use crate::ida::{
     AbsTolerance, CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix,
     LinearSolverKind, SolverStats, StepKind,
 };
-use crate::model::{self, ModelError, ModelSpec};
+use crate::model::{self, AxisMotion, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
 use nalgebra::{Rotation3, UnitQuaternion, Vector3};
 use std::f64::consts::PI;
@@ -374,14 +374,13 @@ impl Simulation {
             })
             .collect();
         let scratch = vec![0.0; mechanism.len()];
-        // A cut-joint's angle starts in the turn of its start value (fixed or guessed).
+        // A cut-joint's angles start in the turn of their start values (fixed or guessed); one
+        // entry per axis of every cut-joint ([`CutJoint::first_axis`]).
         let cut_angles = assembly
             .cut_joints
             .iter()
-            .map(|cut| match &scene.joints[cut.joint.0].spec.kind {
-                model::JointKind::Revolute { phi, .. } => *phi,
-                _ => 0.0,
-            })
+            .flat_map(|cut| scene.joints[cut.joint.0].spec.kind.axes())
+            .map(|axis| axis.q)
             .collect();
         let dae = MechanismDae {
             mechanism,
@@ -491,6 +490,7 @@ fn faster_than_light(mechanism: &Mechanism, ws: &Workspace, at: Option<f64>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::assembly::CutJointKind;
     use crate::dynamics::test_motions;
     use crate::scene::JointHandle;
     use nalgebra::{Isometry3, Translation3};
@@ -509,13 +509,13 @@ mod tests {
                 UnitQuaternion::from_euler_angles(0.3, 0.1, -0.2),
             )
         };
+        let slide = |direction| crate::assembly::CutAxis {
+            motion: AxisMotion::Slide,
+            direction,
+        };
         for kind in [
-            CutJointKind::Prismatic {
-                axis: Vector3::new(0.6, 0.0, 0.8),
-            },
-            CutJointKind::Prismatic {
-                axis: Vector3::new(0.0, -1.0, 0.0),
-            },
+            CutJointKind::Axes(vec![slide(Vector3::new(0.6, 0.0, 0.8))]),
+            CutJointKind::Axes(vec![slide(Vector3::new(0.0, -1.0, 0.0))]),
         ] {
             let cut = CutJoint {
                 joint: JointHandle(0),
@@ -524,8 +524,9 @@ mod tests {
                 body_b: 1,
                 frame_b: frame(-0.1, 0.25, 0.05),
                 kind,
+                first_axis: 0,
             };
-            let at = |t: f64| cut_joint_coordinates(&cut, &test_motions(t));
+            let at = |t: f64| cut_joint_coordinates(&cut, 0, &test_motions(t));
             let h = 1e-5;
             let (before, now, after) = (at(0.4 - h), at(0.4), at(0.4 + h));
             let speed = (after[0] - before[0]) / (2.0 * h);

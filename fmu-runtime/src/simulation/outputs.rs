@@ -126,21 +126,26 @@ impl Simulation {
         // whole turns that bring it nearest to that one. Reading again at the same instant finds
         // the same turns and gives back the same bits (continuing from the reported value itself
         // moved it by an ulp at each read).
-        for (index, cut) in self.assembly.cut_joints.iter().enumerate() {
-            if let CutJointKind::Revolute { .. } = cut.kind {
-                let reported = self.cut_angles[index];
-                let angle = cut_joint_coordinates(cut, &dae.workspace.motion)[0];
-                let turns = ((reported - angle) / (2.0 * PI)).round();
-                self.cut_angles[index] = angle + 2.0 * PI * turns;
+        for cut in &self.assembly.cut_joints {
+            for (axis, a) in cut.kind.axes().iter().enumerate() {
+                if a.motion == AxisMotion::Turn {
+                    let reported = self.cut_angles[cut.first_axis + axis];
+                    let angle = cut_joint_coordinates(cut, axis, &dae.workspace.motion)[0];
+                    let turns = ((reported - angle) / (2.0 * PI)).round();
+                    self.cut_angles[cut.first_axis + axis] = angle + 2.0 * PI * turns;
+                }
             }
         }
     }
 
     /// Coordinate, speed and acceleration of the revolute or prismatic joint named `name`,
-    /// whether it is a joint of the spanning tree or a cut-joint; `None` for other joints and
-    /// unknown names.
+    /// whether it is a joint of the spanning tree or a cut-joint; `None` for other joints (of
+    /// several axes or none) and unknown names.
     pub fn joint_coordinates(&mut self, name: &str) -> Option<[f64; 3]> {
         let joint = self.scene.joints.iter().position(|j| j.spec.name == name)?;
+        if self.scene.joints[joint].spec.kind.axes().len() != 1 {
+            return None;
+        }
         self.refresh_workspace();
         if let Some(index) = self
             .assembly
@@ -149,11 +154,12 @@ impl Simulation {
             .position(|c| c.joint.0 == joint)
         {
             let cut = &self.assembly.cut_joints[index];
-            let mut values = cut_joint_coordinates(cut, &self.ida.system().workspace.motion);
-            match cut.kind {
-                CutJointKind::Revolute { .. } => values[0] = self.cut_angles[index],
-                CutJointKind::Prismatic { .. } => {}
-                CutJointKind::Spherical => return None,
+            let [axis] = cut.kind.axes() else {
+                return None;
+            };
+            let mut values = cut_joint_coordinates(cut, 0, &self.ida.system().workspace.motion);
+            if axis.motion == AxisMotion::Turn {
+                values[0] = self.cut_angles[cut.first_axis];
             }
             return Some(values);
         }
@@ -195,16 +201,20 @@ impl Simulation {
         };
         match kind {
             VariableKind::Parameter(i) => self.scene.parameters[i].value,
-            VariableKind::CutJointPosition(index) => {
+            VariableKind::CutJointPosition(index, axis) => {
                 let cut = &self.assembly.cut_joints[index];
-                match cut.kind {
-                    CutJointKind::Revolute { .. } => self.cut_angles[index],
-                    _ => cut_joint_coordinates(cut, &dae.workspace.motion)[0],
+                match cut.kind.axes().get(axis) {
+                    Some(a) if a.motion == AxisMotion::Turn => {
+                        self.cut_angles[cut.first_axis + axis]
+                    }
+                    _ => cut_joint_coordinates(cut, axis, &dae.workspace.motion)[0],
                 }
             }
-            VariableKind::CutJointSpeed(index) => {
-                cut_joint_coordinates(&self.assembly.cut_joints[index], &dae.workspace.motion)[1]
-            }
+            VariableKind::CutJointSpeed(index, axis) => cut_joint_coordinates(
+                &self.assembly.cut_joints[index],
+                axis,
+                &dae.workspace.motion,
+            )[1],
             VariableKind::JointPosition(body) => match scalar_states(body) {
                 Some(s) => y[s.q],
                 None => dae.inputs.motion[body].q,
@@ -383,11 +393,11 @@ impl Simulation {
             VariableKind::JointSpeed(body) => {
                 Some(self.evaluate_kind(VariableKind::JointAcceleration(body)))
             }
-            VariableKind::CutJointPosition(index) => {
-                Some(cut_joint_coordinates(&self.assembly.cut_joints[index], motion)[1])
+            VariableKind::CutJointPosition(index, axis) => {
+                Some(cut_joint_coordinates(&self.assembly.cut_joints[index], axis, motion)[1])
             }
-            VariableKind::CutJointSpeed(index) => {
-                Some(cut_joint_coordinates(&self.assembly.cut_joints[index], motion)[2])
+            VariableKind::CutJointSpeed(index, axis) => {
+                Some(cut_joint_coordinates(&self.assembly.cut_joints[index], axis, motion)[2])
             }
             VariableKind::Frame {
                 object,
@@ -434,13 +444,14 @@ impl Simulation {
     }
 }
 
-/// Coordinate, speed and acceleration of a revolute or prismatic cut-joint from the world
-/// motion of its two frames: the `to` frame (b) relative to the `from` frame (a), along the axis
-/// n fixed in a. Revolute: the angle of the relative rotation about n in (−π, π], and the
-/// component along n of the relative angular velocity R_aᵀ(ω_b − ω_a) and of its time
-/// derivative. Prismatic: (p_b − p_a)·n and its first two time derivatives. Zeros for a
-/// spherical joint.
-pub fn cut_joint_coordinates(cut: &CutJoint, motion: &[BodyMotion]) -> [f64; 3] {
+/// Coordinate, speed and acceleration of axis `axis` of a cut-joint, from the bodies' motion.
+/// A turning axis n (revolute, cylindrical, planar): the angle in (−π, π] of b's rotation about
+/// n, and the component along n of the relative angular velocity ω_b − ω_a and of its time
+/// derivative in a. A sliding axis n: (p_b − p_a)·n and its first two time derivatives. The two
+/// axes of a universal joint (n_a in a, n_b in b): the angles from n_b to its image in a about
+/// n_a, and from n_a to its image in b about n_b (negated); speeds and accelerations along the
+/// world axes as for a turning axis. Zeros for a spherical joint.
+pub fn cut_joint_coordinates(cut: &CutJoint, axis: usize, motion: &[BodyMotion]) -> [f64; 3] {
     let (a, b) = (&motion[cut.body_a], &motion[cut.body_b]);
     let frame_rotation = |body: &BodyMotion, pose: &nalgebra::Isometry3<f64>| {
         body.rotation * pose.rotation.to_rotation_matrix().matrix()
@@ -449,8 +460,39 @@ pub fn cut_joint_coordinates(cut: &CutJoint, motion: &[BodyMotion]) -> [f64; 3] 
         frame_rotation(a, &cut.frame_a),
         frame_rotation(b, &cut.frame_b),
     );
-    match &cut.kind {
-        CutJointKind::Revolute { axis } => {
+    let axes = cut.kind.axes();
+    let Some(this) = axes.get(axis) else {
+        return [0.0; 3];
+    };
+    let w = b.w - a.w;
+    let alpha = b.alpha - a.alpha - a.w.cross(&w);
+    let turns = axes.iter().filter(|x| x.motion == AxisMotion::Turn).count();
+    // The angle about the unit vector `n` that takes `from` to `to`.
+    let angle_about = |n: &Vector3<f64>, from: &Vector3<f64>, to: &Vector3<f64>| {
+        n.dot(&from.cross(to)).atan2(from.dot(to))
+    };
+    match (this.motion, turns) {
+        (AxisMotion::Turn, 2) => {
+            let (n_a, n_b) = (axes[0].direction, axes[1].direction);
+            let (world_a, world_b) = (rotation_a * n_a, rotation_b * n_b);
+            if axis == 0 {
+                let image = rotation_a.transpose() * world_b;
+                [
+                    angle_about(&n_a, &n_b, &image),
+                    world_a.dot(&w),
+                    world_a.dot(&alpha),
+                ]
+            } else {
+                let image = rotation_b.transpose() * world_a;
+                [
+                    -angle_about(&n_b, &n_a, &image),
+                    world_b.dot(&w),
+                    world_b.dot(&alpha),
+                ]
+            }
+        }
+        (AxisMotion::Turn, _) => {
+            let axis = this.direction;
             let n = rotation_a * axis;
             // A unit vector normal to the axis, in a, and where b's rotation takes it.
             let helper = if axis.x.abs() < 0.9 {
@@ -460,13 +502,10 @@ pub fn cut_joint_coordinates(cut: &CutJoint, motion: &[BodyMotion]) -> [f64; 3] 
             };
             let e = (helper - axis * axis.dot(&helper)).normalize();
             let relative = rotation_a.transpose() * rotation_b * e;
-            let angle = axis.dot(&e.cross(&relative)).atan2(e.dot(&relative));
-            let w = b.w - a.w;
-            let alpha = b.alpha - a.alpha - a.w.cross(&w);
-            [angle, n.dot(&w), n.dot(&alpha)]
+            [angle_about(&axis, &e, &relative), n.dot(&w), n.dot(&alpha)]
         }
-        CutJointKind::Prismatic { axis } => {
-            let n = rotation_a * axis;
+        (AxisMotion::Slide, _) => {
+            let n = rotation_a * this.direction;
             let nd = a.w.cross(&n);
             let ndd = a.alpha.cross(&n) + a.w.cross(&nd);
             let (arm_a, arm_b) = (
@@ -485,7 +524,6 @@ pub fn cut_joint_coordinates(cut: &CutJoint, motion: &[BodyMotion]) -> [f64; 3] 
                 ddd.dot(&n) + 2.0 * dd.dot(&nd) + d.dot(&ndd),
             ]
         }
-        CutJointKind::Spherical => [0.0; 3],
     }
 }
 

@@ -11,7 +11,16 @@ impl<'a> Evaluator<'a> {
         body: &Block,
         scope: &Scope,
     ) -> Result<(), Diag> {
-        const KINDS: [&str; 5] = ["revolute", "prismatic", "free", "fixed", "spherical"];
+        const KINDS: [&str; 8] = [
+            "revolute",
+            "prismatic",
+            "free",
+            "fixed",
+            "spherical",
+            "universal",
+            "cylindrical",
+            "planar",
+        ];
         let full = self.declare_kind(d, kind, scope, &KINDS, "joint kind", "joint")?;
         let what = format!("{} joint `{full}`", kind.name);
         let allowed: &[&str] = match kind.name.as_str() {
@@ -57,6 +66,57 @@ impl<'a> Evaluator<'a> {
                 "can_collide",
             ],
             "spherical" => &["from", "to", "can_collide", "output_forces"],
+            "universal" => &[
+                "from",
+                "to",
+                "axis_a",
+                "axis_b",
+                "phi_a",
+                "phi_b",
+                "w_a",
+                "w_b",
+                "phi_a_guess",
+                "phi_b_guess",
+                "w_a_guess",
+                "w_b_guess",
+                "flange",
+                "can_collide",
+            ],
+            "cylindrical" => &[
+                "from",
+                "to",
+                "axis",
+                "s",
+                "phi",
+                "v",
+                "w",
+                "s_guess",
+                "phi_guess",
+                "v_guess",
+                "w_guess",
+                "flange",
+                "can_collide",
+            ],
+            "planar" => &[
+                "from",
+                "to",
+                "normal",
+                "axis_x",
+                "s_x",
+                "s_y",
+                "phi",
+                "v_x",
+                "v_y",
+                "w",
+                "s_x_guess",
+                "s_y_guess",
+                "phi_guess",
+                "v_x_guess",
+                "v_y_guess",
+                "w_guess",
+                "flange",
+                "can_collide",
+            ],
             _ => &["from", "to", "position", "rotation"],
         };
         let f = Fields::new(body, allowed, &[], &what)?;
@@ -87,14 +147,117 @@ impl<'a> Evaluator<'a> {
             Some(e) => self.rotation(e, scope, "rotation")?,
             None => UnitQuaternion::identity(),
         };
+        // A start value is fixed when given, a guess when given as `NAME_guess`.
+        let start = |s: &Self, name: &str, k: Kind| -> Result<(f64, bool), Diag> {
+            let guess = format!("{name}_guess");
+            match (f.get(name), f.get(&guess)) {
+                (Some(_), Some(_)) => Err(Diag::new(
+                    f.pos_of(&guess).unwrap_or(d.base.pos),
+                    format!("`{name}` fixes the start value and `{guess}` makes it a guess: give one of them"),
+                )),
+                (Some(e), None) => Ok((s.num(e, scope, k, name)?, true)),
+                (None, Some(e)) => Ok((s.num(e, scope, k, &guess)?, false)),
+                (None, None) => Ok((0.0, false)),
+            }
+        };
+        let axis_or = |s: &Self, field: &str, default: Vector3<f64>| match f.get(field) {
+            Some(e) => s.axis(e, scope, field),
+            None => Ok(default),
+        };
         let kind = match kind.name.as_str() {
+            "universal" | "cylindrical" | "planar" => {
+                let compound = match kind.name.as_str() {
+                    "universal" => CompoundKind::Universal,
+                    "cylindrical" => CompoundKind::Cylindrical,
+                    _ => CompoundKind::Planar,
+                };
+                // Two directions that must be perpendicular (Modelica's defaults otherwise).
+                let perpendicular = |s: &Self,
+                                     (a, da): (&str, Vector3<f64>),
+                                     (b, db): (&str, Vector3<f64>)|
+                 -> Result<(Vector3<f64>, Vector3<f64>), Diag> {
+                    let (u, v) = (
+                        axis_or(s, a, da)?.normalize(),
+                        axis_or(s, b, db)?.normalize(),
+                    );
+                    if u.dot(&v).abs() > 1e-9 {
+                        return Err(Diag::new(
+                            f.pos_of(b).or(f.pos_of(a)).unwrap_or(d.base.pos),
+                            format!("{what}: `{a}` and `{b}` must be perpendicular (their angle is {:.6} deg)", u.dot(&v).clamp(-1.0, 1.0).acos().to_degrees()),
+                        ));
+                    }
+                    Ok((u, v))
+                };
+                let layout: Vec<(AxisMotion, Vector3<f64>, [&'static str; 4])> = match compound {
+                    CompoundKind::Universal => {
+                        let (a, b) = perpendicular(
+                            self,
+                            ("axis_a", Vector3::x()),
+                            ("axis_b", Vector3::y()),
+                        )?;
+                        vec![
+                            (AxisMotion::Turn, a, ["phi_a", "w_a", "a_a", "tau_a"]),
+                            (AxisMotion::Turn, b, ["phi_b", "w_b", "a_b", "tau_b"]),
+                        ]
+                    }
+                    CompoundKind::Cylindrical => {
+                        let n = axis_or(self, "axis", Vector3::x())?.normalize();
+                        vec![
+                            (AxisMotion::Slide, n, ["s", "v", "a", "f"]),
+                            (AxisMotion::Turn, n, ["phi", "w", "wd", "tau"]),
+                        ]
+                    }
+                    CompoundKind::Planar => {
+                        let (n, x) = perpendicular(
+                            self,
+                            ("normal", Vector3::z()),
+                            ("axis_x", Vector3::x()),
+                        )?;
+                        vec![
+                            (AxisMotion::Slide, x, ["s_x", "v_x", "a_x", "f_x"]),
+                            (AxisMotion::Slide, n.cross(&x), ["s_y", "v_y", "a_y", "f_y"]),
+                            (AxisMotion::Turn, n, ["phi", "w", "wd", "tau"]),
+                        ]
+                    }
+                };
+                let mut axes = Vec::with_capacity(layout.len());
+                for (motion, direction, names) in layout {
+                    let (k_pos, k_vel) = match motion {
+                        AxisMotion::Turn => (Kind::Angle, Kind::AngularVelocity),
+                        AxisMotion::Slide => (Kind::Length, Kind::Velocity),
+                    };
+                    let (q, position) = start(self, names[0], k_pos)?;
+                    let (qd, speed) = start(self, names[1], k_vel)?;
+                    axes.push(AxisSpec {
+                        motion,
+                        direction,
+                        names,
+                        q,
+                        qd,
+                        fixed: StartFixed { position, speed },
+                    });
+                }
+                // Every axis passive, or every axis driven by a torque (force) input.
+                let flange = match f.get("flange") {
+                    Some(e) => match self.word(e, &["passive", "force"], "flange")? {
+                        "force" => FlangeMode::Force,
+                        _ => FlangeMode::Passive,
+                    },
+                    None => FlangeMode::Passive,
+                };
+                RawJointKind::Moving(JointKind::Compound {
+                    kind: compound,
+                    axes,
+                    flange,
+                })
+            }
             "revolute" | "prismatic" => {
                 let revolute = kind.name == "revolute";
-                let axis = match f.get("axis") {
-                    Some(e) => self.axis(e, scope, "axis")?,
-                    None if revolute => Vector3::z(),
-                    None => Vector3::x(),
-                };
+                let axis = axis_or(
+                    self,
+                    "axis",
+                    if revolute { Vector3::z() } else { Vector3::x() },
+                )?;
                 let mut flange = match f.get("flange") {
                     Some(e) => match self.word(e, &["passive", "force", "motion"], "flange")? {
                         "force" => FlangeMode::Force,
@@ -119,19 +282,6 @@ impl<'a> Evaluator<'a> {
                     )
                 };
                 let (q_name, v_name) = if revolute { ("phi", "w") } else { ("s", "v") };
-                // A start value is fixed when given, a guess when given as `NAME_guess`.
-                let start = |s: &Self, name: &str, k: Kind| -> Result<(f64, bool), Diag> {
-                    let guess = format!("{name}_guess");
-                    match (f.get(name), f.get(&guess)) {
-                        (Some(_), Some(_)) => Err(Diag::new(
-                            f.pos_of(&guess).unwrap_or(d.base.pos),
-                            format!("`{name}` fixes the start value and `{guess}` makes it a guess: give one of them"),
-                        )),
-                        (Some(e), None) => Ok((s.num(e, scope, k, name)?, true)),
-                        (None, Some(e)) => Ok((s.num(e, scope, k, &guess)?, false)),
-                        (None, None) => Ok((0.0, false)),
-                    }
-                };
                 let motion = match f.get("motion") {
                     Some(e) => {
                         let at = f.pos_of("motion").unwrap_or(e.pos);
