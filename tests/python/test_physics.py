@@ -698,7 +698,40 @@ def electric_drive(bound):
     return checks
 
 
+def cardan_shaft(result, p):
+    """The output shaft of the Cardan joint turns at w2 = w1 cos(beta) / (1 - sin^2(beta)
+    sin^2(phi1)), phi1 = w1 t counted from the input yoke normal to the shafts' plane."""
+    beta, w1 = p["beta"], p["w1"]
+    phi1 = w1 * result["time"]
+    w2 = w1 * math.cos(beta) / (1 - (math.sin(beta) * np.sin(phi1)) ** 2)
+    return [Check("max |output.w - closed form| [rad/s]", worst(result["output.w"] - w2),
+                  1e-6)]  # measured 9e-8 / 7e-8 rad/s
+
+
+def cylindrical_slide(result, p):
+    """With its inputs at zero the sleeve falls along the vertical shaft from its start speed
+    and keeps its spin, although its centre of mass is off the axis."""
+    t = result["time"]
+    return [Check("max |cyl.s - (v0 t - g t^2/2)| [m]",
+                  worst(result["cyl.s"] - (p["v0"] * t - G * t**2 / 2)), 1e-9),
+            Check("max |cyl.phi - w0 t| [rad]", worst(result["cyl.phi"] - p["w0"] * t),
+                  1e-9)]  # both measured at round-off, 1e-14
+
+
+def planar_slider(result, p):
+    """In the plane tilted by alpha: down the slope with g sin(alpha), across it at constant
+    speed, the spin kept."""
+    t, a = result["time"], G * math.sin(p["alpha"])
+    return [Check("max |planar coordinates - closed form|",
+                  max(worst(result["slider.s_x"] - (p["v_x0"] * t - a * t**2 / 2)),
+                      worst(result["slider.s_y"] - p["v_y0"] * t),
+                      worst(result["slider.phi"] - p["w0"] * t)), 1e-9)]  # round-off, 1e-15
+
+
 PROPERTIES = {
+    "cardan_shaft": cardan_shaft,
+    "cylindrical_slide": cylindrical_slide,
+    "planar_slider": planar_slider,
     "pendulum": damped_pendulum(0.5, 0.001, bound=5e-4),  # measured 1.3e-4 / 5.0e-5 J
     "late_start": damped_pendulum(0.4, 0.002, bound=1e-4),  # measured 1.0e-5 / 2.8e-5 J
     "drives": released_pendulum,
@@ -734,6 +767,9 @@ RUN_OPTIONS = {"spring_body": dict(relative_tolerance=1e-8)}
 
 #: One parameter per model, set through fmpy's start values, that its property depends on.
 CHANGED = {
+    "cardan_shaft": {"beta": math.radians(20)},
+    "cylindrical_slide": {"w0": 3.0},
+    "planar_slider": {"alpha": math.radians(30)},
     "pendulum": {"d": 0.3},
     "late_start": {"m": 2.0},
     "drives": {"L": 0.3},

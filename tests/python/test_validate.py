@@ -112,41 +112,54 @@ def test_fmpy_sees_the_flange_variables_of_every_joint(fmus, name):
     description = fmpy.read_model_description(str(fmus[name]))
     variables = {v.name: v for v in description.modelVariables}
     # DESIGN contract: names, SI units, and causality by flange mode.
-    names = {
-        "revolute": (("phi", "rad"), ("w", "rad/s"), ("a", "rad/s2"), ("tau", "N.m")),
-        "prismatic": (("s", "m"), ("v", "m/s"), ("a", "m/s2"), ("f", "N")),
+    # Per kind, its axes: coordinate, speed, acceleration, flange load (Modelica's names).
+    turn = lambda q, w, a, tau: ((q, "rad"), (w, "rad/s"), (a, "rad/s2"), (tau, "N.m"))  # noqa: E731
+    slide = lambda s, v, a, f: ((s, "m"), (v, "m/s"), (a, "m/s2"), (f, "N"))  # noqa: E731
+    kinds = {
+        "revolute": [turn("phi", "w", "a", "tau")],
+        "prismatic": [slide("s", "v", "a", "f")],
+        "universal": [turn("phi_a", "w_a", "a_a", "tau_a"), turn("phi_b", "w_b", "a_b", "tau_b")],
+        "cylindrical": [slide("s", "v", "a", "f"), turn("phi", "w", "wd", "tau")],
+        "planar": [slide("s_x", "v_x", "a_x", "f_x"), slide("s_y", "v_y", "a_y", "f_y"),
+                   turn("phi", "w", "wd", "tau")],
     }
     joints = declared_joints(name)
     assert joints, f"{name}: the harness found no joint in the model file"
     for joint, kind, flange in joints:
-        if kind not in names:
+        if kind not in kinds:
             # Free and fixed joints have no joint variables (a free body's motion is its
             # frame's outputs).
             assert not any(instances(variables, joint, suffix) for suffix in "phi s w v a".split()), \
                 f"{name}: {kind} joint {joint} has joint variables"
             continue
-        found = instances(variables, joint, names[kind][0][0])
-        assert found, f"{name}: no variables of {kind} joint {joint}"
-        for instance in found:
-            position, speed, acceleration, drive = (f"{instance}.{n}" for n, _ in names[kind])
-            for suffix, unit in names[kind]:
-                variable = variables.get(f"{instance}.{suffix}")
-                if variable is not None:
-                    assert variable.unit == unit, f"{name}: {instance}.{suffix}"
-            if flange == "passive":
-                assert variables[position].causality == "output"
-                assert variables[speed].causality == "output"
-                assert drive not in variables or variables[drive].causality != "input"
-            elif flange == "force":
-                assert variables[drive].causality == "input"
-                for output in (position, speed, acceleration):
-                    assert variables[output].causality == "output", output
-            elif flange == "motion":
-                for input_ in (position, speed, acceleration):
-                    assert variables[input_].causality == "input", input_
-                assert variables[drive].causality == "output"
-            else:
-                pytest.fail(f"{name}: unknown flange {flange}")
+        for names in kinds[kind]:
+            check_axis_variables(variables, name, joint, kind, flange, names)
+
+
+def check_axis_variables(variables, name, joint, kind, flange, names):
+    """The variables of one axis of a joint: units, and causality by flange mode."""
+    found = instances(variables, joint, names[0][0])
+    assert found, f"{name}: no variables of {kind} joint {joint}"
+    for instance in found:
+        position, speed, acceleration, drive = (f"{instance}.{n}" for n, _ in names)
+        for suffix, unit in names:
+            variable = variables.get(f"{instance}.{suffix}")
+            if variable is not None:
+                assert variable.unit == unit, f"{name}: {instance}.{suffix}"
+        if flange == "passive":
+            assert variables[position].causality == "output"
+            assert variables[speed].causality == "output"
+            assert drive not in variables or variables[drive].causality != "input"
+        elif flange == "force":
+            assert variables[drive].causality == "input"
+            for output in (position, speed, acceleration):
+                assert variables[output].causality == "output", output
+        elif flange == "motion":
+            for input_ in (position, speed, acceleration):
+                assert variables[input_].causality == "input", input_
+            assert variables[drive].causality == "output"
+        else:
+            pytest.fail(f"{name}: unknown flange {flange}")
 
 
 @pytest.mark.parametrize("name", OUTPUT_MODELS)

@@ -41,7 +41,7 @@ fn cardan_shaft_output_speed_follows_the_closed_form() {
 }
 
 /// The sleeve slides under gravity and the force input and spins under the torque input, each
-/// as if the other motion were not there: s = (f/m − g)·t²/2, φ = τ/(J + m e²)·t²/2.
+/// as if the other motion were not there: s = v₀t + (f/m − g)·t²/2, φ = ω₀t + τ/(J + m e²)·t²/2.
 #[test]
 fn cylindrical_slide_and_spin_are_decoupled() {
     let spec = load("cylindrical_slide", &[]);
@@ -64,6 +64,7 @@ fn cylindrical_slide_and_spin_are_decoupled() {
             .expect("a parameter")
     };
     let (m, e, j) = (parameter("m"), parameter("e"), parameter("J"));
+    let (v0, w0) = (parameter("v0"), parameter("w0"));
     let s_index = sim.variables.find("cyl.s").expect("s");
     let phi_index = sim.variables.find("cyl.phi").expect("phi");
     let (mut s_error, mut phi_error) = (0.0f64, 0.0f64);
@@ -75,8 +76,8 @@ fn cylindrical_slide_and_spin_are_decoupled() {
             let position = sim.variables.outputs().position(|(i, _)| i == index);
             values[position.expect("an output")]
         };
-        let s = (force / m - 9.81) * t * t / 2.0;
-        let phi = torque / (j + m * e * e) * t * t / 2.0;
+        let s = v0 * t + (force / m - 9.81) * t * t / 2.0;
+        let phi = w0 * t + torque / (j + m * e * e) * t * t / 2.0;
         s_error = s_error.max((value(s_index) - s).abs());
         phi_error = phi_error.max((value(phi_index) - phi).abs() / phi.abs().max(1.0));
     }
