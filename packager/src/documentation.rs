@@ -1,6 +1,7 @@
 //! `documentation/index.html`: the model, its variables and its experiment on one page.
 
-use crate::model_description::{declaration, real};
+use crate::model_description::real;
+use fmu_runtime::assembly::declaration::declaration;
 use fmu_runtime::fmu::GENERATION_TOOL;
 use fmu_runtime::simulation::Simulation;
 use quick_xml::events::{BytesStart, BytesText, Event};
@@ -74,7 +75,7 @@ fn variables(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> {
             Ok(())
         })?;
         for (index, variable) in sim.variables.variables.iter().enumerate() {
-            let declaration = declaration(sim, index);
+            let declaration = declaration(&sim.variables, &sim.scene, index);
             let start = match variable.start {
                 Some(start) if declaration.start => real(start),
                 _ => String::new(),

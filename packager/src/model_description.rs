@@ -3,175 +3,18 @@
 //! The value reference of a variable is its index in the table, and the variables are written in
 //! table order, so a variable's position in `<ModelVariables>` is its value reference + 1.
 //!
-//! Causality, variability and initial (FMI 2.0.4 §2.2.7, table of allowed combinations):
-//!
-//! | variable | causality | variability | initial | start |
-//! |---|---|---|---|---|
-//! | parameter | `parameter` | `fixed` | `exact` | the parameter's value |
-//! | structural parameter | `calculatedParameter` | `fixed` | `calculated` | none |
-//! | input | `input` | `continuous` | (not allowed) | the start value |
-//! | output | `output` | `continuous` | `calculated` | none |
-//!
-//! Direct dependencies of outputs on inputs (`<ModelStructure>`), see [`dependencies`].
+//! Causality, variability, initial, start and the direct dependencies of outputs on inputs
+//! (`<ModelStructure>`) are the runtime's declaration of each variable
+//! (`fmu_runtime::assembly::declaration`), written here as they are.
 
 use crate::units;
-use fmu_runtime::assembly::{
-    Assembly, Causality, ContactQuantity, DriveQuantity, FrameQuantity, Variable, VariableKind,
-};
+use fmu_runtime::assembly::declaration::{declaration, dependencies, input_indices};
+use fmu_runtime::assembly::Variable;
 use fmu_runtime::fmu::{self, Capabilities, CAPABILITIES, FMI_VERSION, GENERATION_TOOL};
 use fmu_runtime::simulation::Simulation;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
 use std::io;
-
-/// How a variable is declared in `<ModelVariables>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Declaration {
-    pub causality: &'static str,
-    pub variability: &'static str,
-    pub initial: Option<&'static str>,
-    /// Whether `start` is written.
-    pub start: bool,
-}
-
-/// The FMI 2.0 declaration of variable `index` of the simulation's table.
-pub fn declaration(sim: &Simulation, index: usize) -> Declaration {
-    let variable = &sim.variables.variables[index];
-    match (variable.causality, variable.kind) {
-        (Causality::Parameter, VariableKind::Parameter(p))
-            if sim.scene.parameters[p].structural =>
-        {
-            Declaration {
-                causality: "calculatedParameter",
-                variability: "fixed",
-                initial: Some("calculated"),
-                start: false,
-            }
-        }
-        (Causality::Parameter, _) => Declaration {
-            causality: "parameter",
-            variability: "fixed",
-            initial: Some("exact"),
-            start: true,
-        },
-        (Causality::Input, _) => Declaration {
-            causality: "input",
-            variability: "continuous",
-            initial: None,
-            start: true,
-        },
-        (Causality::Output, _) => Declaration {
-            causality: "output",
-            variability: "continuous",
-            initial: Some("calculated"),
-            start: false,
-        },
-    }
-}
-
-/// The inputs (value references) that output `index` depends on directly, within one
-/// communication step, ascending:
-///
-/// - a joint acceleration output (force-driven joint) and a drive torque (force) output
-///   (motion-driven joint) depend on every input: through the mass matrix, the acceleration of
-///   one joint depends on the drive torques and prescribed motions of all joints;
-/// - a joint angle or speed output (passive or force-driven joint) is a state of the integrator
-///   and depends on no input;
-/// - a frame's position and orientation depend on the prescribed angle (position) input of every
-///   motion-driven joint between the frame's body and the world, its velocity and angular
-///   velocity on those joints' angle and speed inputs.
-///
-/// `inputs`: the indices of the input variables ([`input_indices`], found once for all the
-/// outputs: a scan of the table per output would be quadratic in the model's size).
-pub fn dependencies(sim: &Simulation, inputs: &[usize], index: usize) -> Vec<usize> {
-    let table = &sim.variables.variables;
-    let inputs = || inputs.iter().map(|&i| (i, &table[i]));
-    match table[index].kind {
-        // Reactions depend on accelerations, so on every input.
-        VariableKind::JointAcceleration(_)
-        | VariableKind::JointForce(_)
-        | VariableKind::JointReaction { .. } => inputs().map(|(i, _)| i).collect(),
-        VariableKind::Parameter(_)
-        | VariableKind::JointPosition(_)
-        | VariableKind::JointSpeed(_)
-        | VariableKind::DriveInput(_) => Vec::new(),
-        // The flange torque balances the accelerations, so it depends on every input; the
-        // electrical power v·i on the motor's voltage input; the other drive outputs are states
-        // (angles, speeds, the current) or functions of them alone.
-        VariableKind::Drive { drive, quantity } => match quantity {
-            DriveQuantity::FlangeTorque => inputs().map(|(i, _)| i).collect(),
-            DriveQuantity::ElectricalPower => inputs()
-                .filter(|(_, v)| v.kind == VariableKind::DriveInput(drive))
-                .map(|(i, _)| i)
-                .collect(),
-            _ => Vec::new(),
-        },
-        // A contact depends on the positions of the bodies (its force also on their speeds):
-        // of the inputs, on the prescribed motions.
-        VariableKind::Contact { quantity, .. } => inputs()
-            .filter(|(_, v)| match v.kind {
-                VariableKind::JointPosition(_) => true,
-                VariableKind::JointSpeed(_) => quantity == ContactQuantity::NormalForce,
-                _ => false,
-            })
-            .map(|(i, _)| i)
-            .collect(),
-        // A cut-joint's coordinates follow from the motion of its two frames.
-        VariableKind::CutJointPosition(cut, _) | VariableKind::CutJointSpeed(cut, _) => {
-            let cut_joint = &sim.assembly.cut_joints[cut];
-            let mut path = bodies_to_world(&sim.assembly, cut_joint.body_a);
-            path.extend(bodies_to_world(&sim.assembly, cut_joint.body_b));
-            let with_speed = matches!(table[index].kind, VariableKind::CutJointSpeed(..));
-            inputs()
-                .filter(|(_, v)| match v.kind {
-                    VariableKind::JointPosition(body) => path.contains(&body),
-                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
-                    _ => false,
-                })
-                .map(|(i, _)| i)
-                .collect()
-        }
-        VariableKind::Frame {
-            object, quantity, ..
-        } => {
-            let path = bodies_to_world(&sim.assembly, sim.assembly.placement[object.0].0);
-            let with_speed = matches!(
-                quantity,
-                FrameQuantity::Velocity | FrameQuantity::AngularVelocity
-            );
-            inputs()
-                .filter(|(_, v)| match v.kind {
-                    VariableKind::JointPosition(body) => path.contains(&body),
-                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
-                    _ => false,
-                })
-                .map(|(i, _)| i)
-                .collect()
-        }
-    }
-}
-
-/// The indices of the input variables, in table order.
-pub fn input_indices(sim: &Simulation) -> Vec<usize> {
-    let table = &sim.variables.variables;
-    (0..table.len())
-        .filter(|&i| table[i].causality == Causality::Input)
-        .collect()
-}
-
-/// The super-object `body` and its ancestors up to (without) the world.
-fn bodies_to_world(assembly: &Assembly, body: usize) -> Vec<usize> {
-    let mut path = Vec::new();
-    let mut current = Some(body);
-    while let Some(b) = current {
-        if b == 0 || path.contains(&b) {
-            break;
-        }
-        path.push(b);
-        current = assembly.super_objects[b].parent;
-    }
-    path
-}
 
 /// Writes modelDescription.xml for the simulation made from `source` (the model file's text),
 /// generated at `generated` (ISO 8601, UTC).
@@ -332,7 +175,7 @@ fn scalar_variable(
     index: usize,
     variable: &Variable,
 ) -> io::Result<()> {
-    let declaration = declaration(sim, index);
+    let declaration = declaration(&sim.variables, &sim.scene, index);
     let mut element = BytesStart::new("ScalarVariable");
     element.push_attribute(("name", variable.name.as_str()));
     element.push_attribute(("valueReference", index.to_string().as_str()));
@@ -360,35 +203,41 @@ fn scalar_variable(
 fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> {
     let table = &sim.variables.variables;
     let outputs: Vec<usize> = sim.variables.outputs().map(|(i, _)| i).collect();
-    let inputs = input_indices(sim);
+    let inputs = input_indices(&sim.variables);
     // Initial unknowns (FMI 2.0.4 §2.2.8): outputs with initial "approx" or "calculated" and
     // calculated parameters, in variable order. What is known at initialization: the parameters
     // with initial "exact" and the inputs.
     let exact_parameters: Vec<usize> = (0..table.len())
-        .filter(|&i| declaration(sim, i).causality == "parameter")
+        .filter(|&i| declaration(&sim.variables, &sim.scene, i).causality == "parameter")
         .collect();
     let initial_unknowns: Vec<(usize, Vec<usize>)> = (0..table.len())
-        .filter_map(|i| match declaration(sim, i).causality {
-            // Fixed by the build: depends on nothing that can be set.
-            "calculatedParameter" => Some((i, Vec::new())),
-            // Start values and geometry come from the parameters (a start angle, a length), the
-            // rest as during a step.
-            "output" => {
-                let mut known = exact_parameters.clone();
-                known.extend(dependencies(sim, &inputs, i));
-                known.sort_unstable();
-                known.dedup();
-                Some((i, known))
-            }
-            _ => None,
-        })
+        .filter_map(
+            |i| match declaration(&sim.variables, &sim.scene, i).causality {
+                // Fixed by the build: depends on nothing that can be set.
+                "calculatedParameter" => Some((i, Vec::new())),
+                // Start values and geometry come from the parameters (a start angle, a length), the
+                // rest as during a step.
+                "output" => {
+                    let mut known = exact_parameters.clone();
+                    known.extend(dependencies(&sim.variables, &sim.assembly, &inputs, i));
+                    known.sort_unstable();
+                    known.dedup();
+                    Some((i, known))
+                }
+                _ => None,
+            },
+        )
         .collect();
     w.create_element("ModelStructure")
         .write_inner_content(|w| {
             if !outputs.is_empty() {
                 w.create_element("Outputs").write_inner_content(|w| {
                     for &i in &outputs {
-                        unknown(w, i, &dependencies(sim, &inputs, i))?;
+                        unknown(
+                            w,
+                            i,
+                            &dependencies(&sim.variables, &sim.assembly, &inputs, i),
+                        )?;
                     }
                     Ok(())
                 })?;
@@ -489,7 +338,12 @@ joint spin revolute { from = world; to = wheel; axis = z; flange = force }
         }
         for (k, &output) in outputs.iter().enumerate() {
             let name = &sim.variables.variables[output].name;
-            let declared = dependencies(&sim, &input_indices(&sim), output);
+            let declared = dependencies(
+                &sim.variables,
+                &sim.assembly,
+                &input_indices(&sim.variables),
+                output,
+            );
             assert!(
                 changed_by[k].iter().all(|i| declared.contains(i)),
                 "{name}: declared {declared:?}, changed by {:?}",

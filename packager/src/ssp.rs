@@ -16,7 +16,8 @@ use crate::build;
 use crate::cli::SspArgs;
 use crate::fmu_archive::{self, Entry};
 use crate::fmu_host::description;
-use crate::model_description::{declaration, real};
+use crate::model_description::real;
+use fmu_runtime::assembly::declaration::declaration;
 use fmu_runtime::fmu::GENERATION_TOOL;
 use quick_xml::events::{BytesDecl, Event};
 use quick_xml::Writer;
@@ -150,7 +151,8 @@ pub fn run(args: &SspArgs) -> Result<(), String> {
         fmu: fmu_archive::to_bytes(&packaged.entries, packaged.time)?,
         connectors: (0..packaged.sim.variables.variables.len())
             .filter_map(|index| {
-                let kind = declaration(&packaged.sim, index).causality;
+                let kind =
+                    declaration(&packaged.sim.variables, &packaged.sim.scene, index).causality;
                 (kind != "local").then(|| Connector {
                     name: packaged.sim.variables.variables[index].name.clone(),
                     kind: kind.to_string(),

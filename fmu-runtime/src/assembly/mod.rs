@@ -2,6 +2,8 @@
 //! spanning tree of joints, merged mass properties, the state layout, the variable table and the visual description.
 
 mod collision;
+pub mod declaration;
+mod joint_model;
 mod mass;
 mod state;
 mod super_objects;
@@ -9,11 +11,10 @@ mod variables;
 mod visual;
 
 pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Role};
+pub use joint_model::{CutAxis, CutJointKind, JointStart, TreeJoint, TreeJointKind};
 pub use mass::MergedMass;
 pub use state::{DriveStates, JointStates, StateLayout};
-pub use super_objects::{
-    Assembly, CutAxis, CutJoint, CutJointKind, Member, SuperObject, TreeJoint, TreeJointKind,
-};
+pub use super_objects::{Assembly, CutJoint, Member, SuperObject};
 pub use variables::{
     Causality, ContactQuantity, DriveQuantity, FrameQuantity, Variability, Variable, VariableKind,
     VariableTable,

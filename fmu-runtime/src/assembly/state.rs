@@ -3,8 +3,9 @@
 //! damper separates from its joint (with the joints' q and v), and the motor currents (after all
 //! speeds: like a speed, a current enters the residual through its derivative times a constant).
 
-use super::super_objects::{Assembly, TreeJointKind};
-use crate::model::{DcMotorSpec, DriveElement, DriveSource, FlangeMode, JointKind, MotorVoltage};
+use super::joint_model::TreeJointKind;
+use super::super_objects::Assembly;
+use crate::model::{DcMotorSpec, DriveElement, DriveSource, FlangeMode, MotorVoltage};
 use crate::scene::Scene;
 
 /// Indices of one tree joint's states in y. `None` for a motion-driven joint, whose coordinates
@@ -46,27 +47,15 @@ impl StateLayout {
     pub fn new(scene: &Scene, assembly: &Assembly) -> StateLayout {
         let mut sizes = Vec::with_capacity(assembly.super_objects.len());
         for body in &assembly.super_objects {
-            let size = body.joint.as_ref().and_then(|tree_joint| {
-                let spec = &scene.joints[tree_joint.joint.0].spec;
-                match (&tree_joint.kind, &spec.kind) {
-                    (TreeJointKind::Free, _) => Some((7, 6)),
-                    (
-                        _,
-                        JointKind::Revolute {
-                            flange: FlangeMode::Motion,
-                            ..
-                        },
-                    )
-                    | (
-                        _,
-                        JointKind::Prismatic {
-                            flange: FlangeMode::Motion,
-                            ..
-                        },
-                    ) => None,
+            // A motion-driven axis has no states: its coordinates are inputs.
+            let size = body
+                .joint
+                .as_ref()
+                .and_then(|tree_joint| match tree_joint.kind {
+                    TreeJointKind::Free => Some((7, 6)),
+                    _ if tree_joint.flange == FlangeMode::Motion => None,
                     _ => Some((1, 1)),
-                }
-            });
+                });
             sizes.push(size);
         }
         let parts: Vec<usize> = scene

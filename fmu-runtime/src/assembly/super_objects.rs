@@ -20,42 +20,17 @@
 //! passes, the state layout and the loops then need nothing beyond the one-axis joint. A chain
 //! met from the joint's `to` end runs backwards: the axes in reverse order, each reversed.
 
+use super::joint_model::{CutJointKind, TreeJoint, TreeJointKind};
 use super::mass::MergedMass;
-use crate::model::{AxisMotion, AxisSpec, FlangeMode, JointKind};
+use crate::model::{FlangeMode, JointKind, Location};
 use crate::scene::{JointHandle, ObjectHandle, Scene, SceneError};
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::Isometry3;
 
 /// One object of a super-object and its fixed pose in the super-object's root frame.
 #[derive(Debug, Clone)]
 pub struct Member {
     pub object: ObjectHandle,
     pub pose: Isometry3<f64>,
-}
-
-/// How a super-object moves relative to its parent.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TreeJointKind {
-    /// Rotation about `axis` (unit vector in the joint's parent-side frame; the sign is flipped
-    /// when the joint is traversed from its `to` end to its `from` end).
-    Revolute { axis: Vector3<f64> },
-    /// Translation along `axis` (same convention).
-    Prismatic { axis: Vector3<f64> },
-    /// Six degrees of freedom relative to a world-fixed frame.
-    Free,
-}
-
-/// The joint that connects a super-object to its parent in the spanning tree.
-#[derive(Debug, Clone)]
-pub struct TreeJoint {
-    pub joint: JointHandle,
-    pub kind: TreeJointKind,
-    /// The parent-side joint frame, in the parent super-object's root frame. The child's root
-    /// frame is this frame moved by the joint's coordinates.
-    pub frame_a: Isometry3<f64>,
-    /// True when the search reached the joint from its `to` end: the child is the user's `from`.
-    pub reversed: bool,
-    /// Which of the joint's axes ([`JointKind::axes`]) this one is: 0 for one-axis joints.
-    pub axis: usize,
 }
 
 /// A group of rigidly attached objects: one rigid body of the mechanism.
@@ -78,45 +53,6 @@ pub struct SuperObject {
     pub connector: bool,
 }
 
-/// One axis of a cut-joint: whether it turns or slides, and its unit direction at zero
-/// coordinates (in the `from` frame; the second axis of a universal joint in the `to` frame).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CutAxis {
-    pub motion: AxisMotion,
-    pub direction: Vector3<f64>,
-}
-
-/// How a cut-joint constrains the motion of its `to` frame relative to its `from` frame: its
-/// constraint rows are the complement of the motion its axes allow ([`crate::dynamics::loops`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum CutJointKind {
-    /// Revolute, prismatic, universal, cylindrical or planar: the joint's axes.
-    Axes(Vec<CutAxis>),
-    /// Coincident origins, any rotation: 3 position constraints, no coordinates.
-    Spherical,
-}
-
-impl CutJointKind {
-    /// The axes of a joint as a cut-joint sees them.
-    pub fn from_axes(axes: &[AxisSpec]) -> CutJointKind {
-        CutJointKind::Axes(
-            axes.iter()
-                .map(|a| CutAxis {
-                    motion: a.motion,
-                    direction: a.direction,
-                })
-                .collect(),
-        )
-    }
-
-    pub fn axes(&self) -> &[CutAxis] {
-        match self {
-            CutJointKind::Axes(axes) => axes,
-            CutJointKind::Spherical => &[],
-        }
-    }
-}
-
 /// A joint that closes a kinematic loop: not part of the spanning tree, its constraints are
 /// equations of the DAE.
 #[derive(Debug, Clone)]
@@ -128,6 +64,9 @@ pub struct CutJoint {
     /// The super-object of the joint's `to` object and that object's pose in it.
     pub body_b: usize,
     pub frame_b: Isometry3<f64>,
+    /// The user's joint's full name, and where it is written (for messages).
+    pub name: String,
+    pub location: Location,
     pub kind: CutJointKind,
     /// Index of this joint's first axis among the axes of all cut-joints (for per-axis state
     /// such as the turns of a reported angle).
@@ -254,46 +193,20 @@ impl Assembly {
                         cut.push(handle);
                         continue;
                     }
-                    let free = match &joint.spec.kind {
-                        JointKind::Free { .. } => {
-                            if reversed || act != 0 {
-                                return Err(SceneError::new(
-                                    &joint.spec.location,
-                                    format!(
-                                        "free joint `{}`: `from` must be the world or an object \
-                                         rigidly attached to it, and `to` the moving body",
-                                        joint.spec.name
-                                    ),
-                                ));
-                            }
-                            true
+                    if let JointKind::Free { .. } = &joint.spec.kind {
+                        if reversed || act != 0 {
+                            return Err(SceneError::new(
+                                &joint.spec.location,
+                                format!(
+                                    "free joint `{}`: `from` must be the world or an object \
+                                     rigidly attached to it, and `to` the moving body",
+                                    joint.spec.name
+                                ),
+                            ));
                         }
-                        JointKind::Spherical => continue, // cut above
-                        _ => false,
-                    };
-                    // One tree joint per axis, connectors between them; a free joint is one.
-                    let mut chain: Vec<(usize, TreeJointKind)> = if free {
-                        vec![(0, TreeJointKind::Free)]
-                    } else {
-                        joint
-                            .spec
-                            .kind
-                            .axes()
-                            .iter()
-                            .enumerate()
-                            .map(|(i, a)| {
-                                let axis = signed_axis(&a.direction, reversed);
-                                let kind = match a.motion {
-                                    AxisMotion::Turn => TreeJointKind::Revolute { axis },
-                                    AxisMotion::Slide => TreeJointKind::Prismatic { axis },
-                                };
-                                (i, kind)
-                            })
-                            .collect()
-                    };
-                    if reversed {
-                        chain.reverse();
                     }
+                    // One tree joint per axis, connectors between them; a free joint is one.
+                    let chain = TreeJoint::chain(handle, &joint.spec, pose, reversed);
                     let index = buffer.len() + chain.len() - 1;
                     assigned[other.0] = Some(index);
                     owner[group[other.0]] = Some(index);
@@ -301,24 +214,9 @@ impl Assembly {
                         no_collision_pairs.push(index);
                     }
                     let last = chain.len() - 1;
-                    for (step, (axis, kind)) in chain.into_iter().enumerate() {
+                    for (step, tree_joint) in chain.into_iter().enumerate() {
                         let parent = if step == 0 { act } else { buffer.len() - 1 };
-                        buffer.push((
-                            other,
-                            Some(parent),
-                            Some(TreeJoint {
-                                joint: handle,
-                                kind,
-                                frame_a: if step == 0 {
-                                    pose
-                                } else {
-                                    Isometry3::identity()
-                                },
-                                reversed,
-                                axis,
-                            }),
-                            step < last,
-                        ));
+                        buffer.push((other, Some(parent), Some(tree_joint), step < last));
                     }
                 }
             }
@@ -511,18 +409,11 @@ fn cut_joint(
         frame_a,
         body_b,
         frame_b,
+        name: name.clone(),
+        location: joint.spec.location.clone(),
         kind,
         first_axis,
     })
-}
-
-fn signed_axis(axis: &Vector3<f64>, reversed: bool) -> Vector3<f64> {
-    let unit = axis.normalize();
-    if reversed {
-        -unit
-    } else {
-        unit
-    }
 }
 
 fn loop_error(scene: &Scene, object: ObjectHandle) -> SceneError {

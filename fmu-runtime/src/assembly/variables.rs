@@ -116,7 +116,7 @@ pub enum ContactQuantity {
 
 /// Where the coordinates of a joint's axes come from.
 #[derive(Debug, Clone)]
-enum JointCoordinates {
+enum CoordinateSource {
     /// The tree joints of these super-objects, with the index of the axis each moves.
     Tree(Vec<(usize, usize)>),
     /// The cut-joint with this index.
@@ -160,14 +160,14 @@ impl VariableTable {
         for (body, so) in assembly.super_objects.iter().enumerate() {
             if let Some(tree_joint) = &so.joint {
                 let axes = coordinates_of_joint[tree_joint.joint.0]
-                    .get_or_insert_with(|| JointCoordinates::Tree(Vec::new()));
-                if let JointCoordinates::Tree(bodies) = axes {
+                    .get_or_insert_with(|| CoordinateSource::Tree(Vec::new()));
+                if let CoordinateSource::Tree(bodies) = axes {
                     bodies.push((tree_joint.axis, body));
                 }
             }
         }
         for (index, cut) in assembly.cut_joints.iter().enumerate() {
-            coordinates_of_joint[cut.joint.0] = Some(JointCoordinates::Cut(index));
+            coordinates_of_joint[cut.joint.0] = Some(CoordinateSource::Cut(index));
         }
         for (joint, coordinates) in scene.joints.iter().zip(coordinates_of_joint) {
             let Some(coordinates) = coordinates else {
@@ -290,7 +290,7 @@ impl VariableTable {
 /// inputs and the flange's torque (force) as its flange mode says; a joint moved by an expression
 /// of time has outputs only. A cut-joint is passive (checked when the assembly is built): its
 /// coordinates and speeds are outputs, like those of a passive joint of the spanning tree.
-fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates: JointCoordinates) {
+fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates: CoordinateSource) {
     let (flange, prescribed) = match &spec.kind {
         JointKind::Revolute { flange, motion, .. }
         | JointKind::Prismatic { flange, motion, .. } => (*flange, motion.is_some()),
@@ -341,7 +341,7 @@ fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates:
             }
         };
         let kinds = match &coordinates {
-            JointCoordinates::Tree(bodies) => {
+            CoordinateSource::Tree(bodies) => {
                 let Some(&(_, body)) = bodies.iter().find(|(a, _)| *a == index) else {
                     continue;
                 };
@@ -352,7 +352,7 @@ fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates:
                     Some(VariableKind::JointForce(body)),
                 ]
             }
-            JointCoordinates::Cut(cut) => [
+            CoordinateSource::Cut(cut) => [
                 Some(VariableKind::CutJointPosition(*cut, index)),
                 Some(VariableKind::CutJointSpeed(*cut, index)),
                 None,

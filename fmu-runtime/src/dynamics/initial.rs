@@ -17,8 +17,9 @@
 
 use super::jacobian::Branches;
 use super::loops::{ConstraintRow, RowValue};
-use super::mechanism::{JointStart, Mechanism, Motion};
+use super::mechanism::Mechanism;
 use super::residual::{residual, FlangeInputs, Workspace};
+use crate::assembly::{JointStart, TreeJointKind};
 use crate::linalg::BlockMatrix;
 use crate::model::Location;
 use nalgebra::{DMatrix, DVector};
@@ -317,7 +318,7 @@ pub fn assemble(
         let (Some(s), JointStart::Scalar { fixed, .. }) = (joint.states, &joint.start) else {
             continue;
         };
-        if matches!(joint.motion, Motion::Free) {
+        if matches!(joint.motion, TreeJointKind::Free) {
             continue;
         }
         if !fixed.position {

@@ -25,8 +25,9 @@
 //! same resolution bounds the integrator's absolute tolerance of those speeds
 //! ([`Branches::speed_resolution`]).
 
-use super::mechanism::{Mechanism, Motion};
+use super::mechanism::Mechanism;
 use super::residual::Workspace;
+use crate::assembly::TreeJointKind;
 use crate::ida::JacobianMatrix;
 use crate::linalg::BlockMatrix;
 
@@ -90,7 +91,7 @@ impl Branches {
                     states[branch].extend((0..n_q).map(|i| s.q + i));
                     states[branch].extend((0..n_v).map(|i| s.v + i));
                     let velocity_kinds: &[StateKind] = match joint.motion {
-                        Motion::Free => &[
+                        TreeJointKind::Free => &[
                             StateKind::Speed,
                             StateKind::Speed,
                             StateKind::Speed,
@@ -98,8 +99,8 @@ impl Branches {
                             StateKind::AngularSpeed,
                             StateKind::AngularSpeed,
                         ],
-                        Motion::Revolute(_) => &[StateKind::AngularSpeed],
-                        Motion::Prismatic(_) => &[StateKind::Speed],
+                        TreeJointKind::Revolute { .. } => &[StateKind::AngularSpeed],
+                        TreeJointKind::Prismatic { .. } => &[StateKind::Speed],
                     };
                     for (i, kind) in velocity_kinds.iter().enumerate() {
                         *kinds.get_mut(s.v + i)? = *kind;
@@ -371,7 +372,7 @@ pub fn increment(y: f64, yp: f64, cj: f64, tolerance: f64, limit: f64) -> f64 {
 /// Number of position and velocity coordinates of body `k`'s joint.
 fn joint_size(mechanism: &Mechanism, k: usize) -> (usize, usize) {
     match mechanism.bodies[k].joint.as_ref().map(|j| &j.motion) {
-        Some(super::mechanism::Motion::Free) => (7, 6),
+        Some(TreeJointKind::Free) => (7, 6),
         Some(_) => (1, 1),
         None => (0, 0),
     }

@@ -1,7 +1,8 @@
 //! Forward pass: absolute position, orientation, velocity and acceleration of every body from
 //! its parent's and its joint's coordinates, all resolved in world coordinates.
 
-use super::mechanism::{Mechanism, Motion};
+use super::mechanism::Mechanism;
+use crate::assembly::TreeJointKind;
 use nalgebra::{Matrix3, Quaternion, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Absolute motion of one body frame, world coordinates.
@@ -107,7 +108,7 @@ pub fn forward_pass(
         let rotation_a = p.rotation * joint.frame_a.rotation.to_rotation_matrix().matrix();
         let r_a = p.r + p.rotation * joint.frame_a.translation.vector;
         motion[k] = match (&joint.motion, coords) {
-            (Motion::Revolute(axis), JointCoordinates::Scalar(c)) => {
+            (TreeJointKind::Revolute { axis }, JointCoordinates::Scalar(c)) => {
                 let n = rotation_a * axis;
                 let turn = Rotation3::from_axis_angle(&Unit::new_unchecked(*axis), c.q);
                 let d = r_a - p.r;
@@ -121,7 +122,7 @@ pub fn forward_pass(
                     alpha: p.alpha + n * c.qdd + p.w.cross(&(n * c.qd)),
                 }
             }
-            (Motion::Prismatic(axis), JointCoordinates::Scalar(c)) => {
+            (TreeJointKind::Prismatic { axis }, JointCoordinates::Scalar(c)) => {
                 let n = rotation_a * axis;
                 let r = r_a + n * c.q;
                 let d = r - p.r;
@@ -140,7 +141,7 @@ pub fn forward_pass(
                     alpha: p.alpha,
                 }
             }
-            (Motion::Free, JointCoordinates::Free(c)) => {
+            (TreeJointKind::Free, JointCoordinates::Free(c)) => {
                 // The parent frame is world-fixed (checked when the assembly is built).
                 let rotation = rotation_a * c.rotation.to_rotation_matrix().matrix();
                 axes[k] = Vector3::zeros();

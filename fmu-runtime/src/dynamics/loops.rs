@@ -38,7 +38,6 @@ use super::mechanism::Mechanism;
 use crate::assembly::{CutJoint, CutJointKind};
 use crate::model::AxisMotion;
 use crate::model::Location;
-use crate::scene::Scene;
 use nalgebra::Vector3;
 
 /// A cut-joint, resolved to points and directions in body coordinates.
@@ -151,15 +150,14 @@ fn describe(v: &Vector3<f64>) -> String {
 }
 
 /// The cuts and all candidate constraint rows of an assembly's cut-joints.
-pub fn constraint_rows(scene: &Scene, cut_joints: &[CutJoint]) -> (Vec<Cut>, Vec<ConstraintRow>) {
+pub fn constraint_rows(cut_joints: &[CutJoint]) -> (Vec<Cut>, Vec<ConstraintRow>) {
     let mut cuts = Vec::new();
     let mut rows = Vec::new();
     for (index, cut) in cut_joints.iter().enumerate() {
-        let spec = &scene.joints[cut.joint.0].spec;
         cuts.push(Cut {
-            name: spec.name.clone(),
+            name: cut.name.clone(),
             joint: cut.joint.0,
-            location: spec.location.clone(),
+            location: cut.location.clone(),
             body_a: cut.body_a,
             point_a: cut.frame_a.translation.vector,
             body_b: cut.body_b,

@@ -5,45 +5,19 @@
 use super::drive::Drive;
 use super::kinematics::ScalarCoordinates;
 use super::loops::{constraint_rows, ConstraintRow, Cut};
-use crate::assembly::{Assembly, CollisionSet, JointStates, StateLayout, TreeJointKind};
-use crate::model::{FlangeMode, ForceKind, GravitySpec, JointKind, StartFixed, TimeFunction};
+use crate::assembly::{
+    Assembly, CollisionSet, JointStart, JointStates, StateLayout, TreeJointKind,
+};
+use crate::model::{FlangeMode, ForceKind, GravitySpec, TimeFunction};
 use crate::scene::Scene;
-use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3};
-
-/// How a body moves relative to its parent.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Motion {
-    /// About a unit axis in the parent-side joint frame.
-    Revolute(Vector3<f64>),
-    /// Along a unit axis in the parent-side joint frame.
-    Prismatic(Vector3<f64>),
-    /// Six degrees of freedom relative to a world-fixed frame.
-    Free,
-}
-
-/// Start values of a joint's coordinates, as the user gave them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum JointStart {
-    Scalar {
-        q: f64,
-        qd: f64,
-        /// Which of q, qd the user fixed (the others are guesses for the loop closure).
-        fixed: StartFixed,
-    },
-    Free {
-        position: Vector3<f64>,
-        rotation: UnitQuaternion<f64>,
-        velocity: Vector3<f64>,
-        angular_velocity: Vector3<f64>,
-    },
-}
+use nalgebra::{Isometry3, Matrix3, Vector3};
 
 /// The joint that connects a body to its parent.
 #[derive(Debug, Clone)]
 pub struct BodyJoint {
     /// The joint's name as the user wrote it (for messages).
     pub name: String,
-    pub motion: Motion,
+    pub motion: TreeJointKind,
     /// The parent-side joint frame in the parent's body frame.
     pub frame_a: Isometry3<f64>,
     /// Where its coordinates are in y; `None` when the motion is prescribed (motion-driven).
@@ -110,67 +84,16 @@ impl Mechanism {
             .iter()
             .enumerate()
             .map(|(index, so)| {
-                let joint = so.joint.as_ref().map(|tree_joint| {
-                    let spec = &scene.joints[tree_joint.joint.0].spec;
-                    let prescribed = match &spec.kind {
-                        JointKind::Revolute { motion, .. }
-                        | JointKind::Prismatic { motion, .. } => motion.clone(),
-                        _ => None,
-                    };
-                    // Flange, spring and damper belong to one-axis joints; the start values to
-                    // every axis (a reversed axis keeps its coordinate: its direction turned).
-                    let (flange, spring, damper) = match &spec.kind {
-                        JointKind::Revolute {
-                            flange,
-                            spring,
-                            damper,
-                            ..
-                        }
-                        | JointKind::Prismatic {
-                            flange,
-                            spring,
-                            damper,
-                            ..
-                        } => (*flange, *spring, *damper),
-                        JointKind::Compound { flange, .. } => (*flange, None, None),
-                        _ => (FlangeMode::Passive, None, None),
-                    };
-                    let start = match &spec.kind {
-                        JointKind::Free {
-                            position,
-                            rotation,
-                            v,
-                            w,
-                        } => JointStart::Free {
-                            position: *position,
-                            rotation: *rotation,
-                            velocity: *v,
-                            angular_velocity: *w,
-                        },
-                        kind => {
-                            let axis = kind.axes().get(tree_joint.axis).cloned();
-                            JointStart::Scalar {
-                                q: axis.as_ref().map_or(0.0, |a| a.q),
-                                qd: axis.as_ref().map_or(0.0, |a| a.qd),
-                                fixed: axis.map_or(StartFixed::default(), |a| a.fixed),
-                            }
-                        }
-                    };
-                    BodyJoint {
-                        name: spec.name.clone(),
-                        motion: match &tree_joint.kind {
-                            TreeJointKind::Revolute { axis } => Motion::Revolute(*axis),
-                            TreeJointKind::Prismatic { axis } => Motion::Prismatic(*axis),
-                            TreeJointKind::Free => Motion::Free,
-                        },
-                        frame_a: tree_joint.frame_a,
-                        states: layout.joints[index],
-                        flange,
-                        spring,
-                        damper,
-                        start,
-                        prescribed,
-                    }
+                let joint = so.joint.as_ref().map(|tree_joint| BodyJoint {
+                    name: tree_joint.name.clone(),
+                    motion: tree_joint.kind.clone(),
+                    frame_a: tree_joint.frame_a,
+                    states: layout.joints[index],
+                    flange: tree_joint.flange,
+                    spring: tree_joint.spring,
+                    damper: tree_joint.damper,
+                    start: tree_joint.start.clone(),
+                    prescribed: tree_joint.prescribed.clone(),
                 });
                 let (mass, center, inertia) = match &so.mass {
                     Some(m) => (m.mass, m.center, m.inertia),
@@ -202,7 +125,7 @@ impl Mechanism {
                 }
             })
             .collect();
-        let (cuts, rows) = constraint_rows(scene, &assembly.cut_joints);
+        let (cuts, rows) = constraint_rows(&assembly.cut_joints);
         // A drive on a cut-joint is refused when the assembly is built: every drive finds the
         // body its joint moves.
         let drives = scene

@@ -14,6 +14,7 @@ mod pairs;
 mod reactions;
 mod residual;
 
+pub use crate::assembly::JointStart;
 pub use drive::{Coupling, Drive, DrivePart};
 pub use exact_sum::ExactSum;
 pub use initial::{
@@ -25,7 +26,7 @@ pub use jacobian::Branches;
 pub(crate) use kinematics::test_motions;
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
-pub use mechanism::{Body, BodyJoint, ForceLink, JointStart, Mechanism, Motion};
+pub use mechanism::{Body, BodyJoint, ForceLink, Mechanism};
 pub use reactions::joint_reaction;
 pub use residual::{kinematics, quaternion_rate, residual, FlangeInputs, Workspace};
 

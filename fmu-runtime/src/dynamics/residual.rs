@@ -23,7 +23,8 @@ use super::kinematics::{
     forward_pass, BodyMotion, FreeCoordinates, JointCoordinates, ScalarCoordinates,
 };
 use super::loops::{apply_wrench, constraint_offset, evaluate_row, RowValue};
-use super::mechanism::{Mechanism, Motion};
+use super::mechanism::Mechanism;
+use crate::assembly::TreeJointKind;
 use crate::model::{
     DcMotorSpec, DriveSource, FlangeMode, ForceKind, MotorVoltage, SpeedControlSpec,
 };
@@ -50,7 +51,7 @@ impl FlangeInputs {
         let mut motion = vec![ScalarCoordinates::default(); n];
         for (k, body) in mechanism.bodies.iter().enumerate() {
             if let Some(super::mechanism::BodyJoint {
-                start: super::mechanism::JointStart::Scalar { q, qd, .. },
+                start: crate::assembly::JointStart::Scalar { q, qd, .. },
                 ..
             }) = &body.joint
             {
@@ -249,7 +250,7 @@ fn read_coordinates(
             .joint
             .as_ref()
             .map(|joint| match (&joint.motion, joint.states) {
-                (Motion::Free, Some(s)) => {
+                (TreeJointKind::Free, Some(s)) => {
                     JointCoordinates::Free(FreeCoordinates::read(y, yp, s.q, s.v))
                 }
                 (_, Some(s)) => JointCoordinates::Scalar(ScalarCoordinates {
@@ -268,8 +269,10 @@ fn kinematic_equations(mechanism: &Mechanism, y: &[f64], yp: &[f64], res: &mut [
         let Some(joint) = &body.joint else { continue };
         let Some(s) = joint.states else { continue };
         match joint.motion {
-            Motion::Revolute(_) | Motion::Prismatic(_) => res[s.q] = yp[s.q] - y[s.v],
-            Motion::Free => {
+            TreeJointKind::Revolute { .. } | TreeJointKind::Prismatic { .. } => {
+                res[s.q] = yp[s.q] - y[s.v]
+            }
+            TreeJointKind::Free => {
                 for i in 0..3 {
                     res[s.q + i] = yp[s.q + i] - y[s.v + i];
                 }
@@ -397,10 +400,10 @@ fn constraint_terms(mechanism: &Mechanism, ws: &mut Workspace, yp: &[f64], res: 
         let Some(joint) = &body.joint else { continue };
         let Some(s) = joint.states else { continue };
         match joint.motion {
-            Motion::Revolute(_) => res[s.q] += ws.axes[k].dot(&ws.mu_torque[k]),
-            Motion::Prismatic(_) => res[s.q] += ws.axes[k].dot(&ws.mu_force[k]),
+            TreeJointKind::Revolute { .. } => res[s.q] += ws.axes[k].dot(&ws.mu_torque[k]),
+            TreeJointKind::Prismatic { .. } => res[s.q] += ws.axes[k].dot(&ws.mu_force[k]),
             // Not on a loop (checked by the assembly): its share of Gᵀμ̇ is zero.
-            Motion::Free => {}
+            TreeJointKind::Free => {}
         }
     }
 }
@@ -424,7 +427,7 @@ fn equations_of_motion(
         let Some(joint) = &body.joint else { continue };
         let m = &ws.motion[k];
         match joint.motion {
-            Motion::Free => {
+            TreeJointKind::Free => {
                 let Some(s) = joint.states else { continue };
                 let parent = &ws.motion[body.parent];
                 let rotation_a =
@@ -436,10 +439,10 @@ fn equations_of_motion(
                     res[s.v + 3 + i] = t[i];
                 }
             }
-            Motion::Revolute(_) | Motion::Prismatic(_) => {
+            TreeJointKind::Revolute { .. } | TreeJointKind::Prismatic { .. } => {
                 let n = ws.axes[k];
                 let generalized = match joint.motion {
-                    Motion::Revolute(_) => n.dot(&ws.torque[k]),
+                    TreeJointKind::Revolute { .. } => n.dot(&ws.torque[k]),
                     _ => n.dot(&ws.force[k]),
                 };
                 let Some(JointCoordinates::Scalar(c)) = ws.coordinates[k] else {

@@ -17,7 +17,7 @@ use crate::dynamics::contacts::Friction;
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
     assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
-    FlangeInputs, Mechanism, Motion, SingularMassMatrix, Workspace,
+    FlangeInputs, Mechanism, SingularMassMatrix, Workspace,
 };
 use crate::ida::{
     AbsTolerance, CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix,
@@ -379,8 +379,7 @@ impl Simulation {
         let cut_angles = assembly
             .cut_joints
             .iter()
-            .flat_map(|cut| scene.joints[cut.joint.0].spec.kind.axes())
-            .map(|axis| axis.q)
+            .flat_map(|cut| cut.kind.axes().iter().map(|axis| axis.start))
             .collect();
         let dae = MechanismDae {
             mechanism,
@@ -512,6 +511,7 @@ mod tests {
         let slide = |direction| crate::assembly::CutAxis {
             motion: AxisMotion::Slide,
             direction,
+            start: 0.0,
         };
         for kind in [
             CutJointKind::Axes(vec![slide(Vector3::new(0.6, 0.0, 0.8))]),
@@ -523,6 +523,8 @@ mod tests {
                 frame_a: frame(0.2, -0.1, 0.3),
                 body_b: 1,
                 frame_b: frame(-0.1, 0.25, 0.05),
+                name: "slide".into(),
+                location: Default::default(),
                 kind,
                 first_axis: 0,
             };

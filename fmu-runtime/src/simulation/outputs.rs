@@ -142,17 +142,8 @@ impl Simulation {
     /// whether it is a joint of the spanning tree or a cut-joint; `None` for other joints (of
     /// several axes or none) and unknown names.
     pub fn joint_coordinates(&mut self, name: &str) -> Option<[f64; 3]> {
-        let joint = self.scene.joints.iter().position(|j| j.spec.name == name)?;
-        if self.scene.joints[joint].spec.kind.axes().len() != 1 {
-            return None;
-        }
-        self.refresh_workspace();
-        if let Some(index) = self
-            .assembly
-            .cut_joints
-            .iter()
-            .position(|c| c.joint.0 == joint)
-        {
+        if let Some(index) = self.assembly.cut_joints.iter().position(|c| c.name == name) {
+            self.refresh_workspace();
             let cut = &self.assembly.cut_joints[index];
             let [axis] = cut.kind.axes() else {
                 return None;
@@ -163,11 +154,21 @@ impl Simulation {
             }
             return Some(values);
         }
-        let body = self.assembly.super_objects.iter().position(|s| {
-            s.joint
-                .as_ref()
-                .is_some_and(|j| j.joint.0 == joint && !matches!(j.kind, TreeJointKind::Free))
-        })?;
+        // A tree joint of one axis: the one super-object it moves.
+        let mut bodies = self
+            .assembly
+            .super_objects
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.joint
+                    .as_ref()
+                    .is_some_and(|j| j.name == name && !matches!(j.kind, TreeJointKind::Free))
+            });
+        let (Some((body, _)), None) = (bodies.next(), bodies.next()) else {
+            return None;
+        };
+        self.refresh_workspace();
         Some(
             [
                 VariableKind::JointPosition(body),
@@ -195,7 +196,7 @@ impl Simulation {
                 .joint
                 .as_ref()
                 .and_then(|j| match j.motion {
-                    Motion::Free => None,
+                    TreeJointKind::Free => None,
                     _ => j.states,
                 })
         };
