@@ -164,10 +164,9 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             .start
             .map(|s| format!(" = {s}"))
             .unwrap_or_default();
-        let unit = if variable.unit.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", variable.unit)
+        let unit = match variable.unit {
+            Some(kind) => format!(" [{}]", kind.si_unit()),
+            None => String::new(),
         };
         println!(
             "  {causality:9} {}{unit}{start}  {}",

@@ -3,6 +3,7 @@
 use crate::model_description::real;
 use fmu_runtime::assembly::declaration::declaration;
 use fmu_runtime::fmu::GENERATION_TOOL;
+use fmu_runtime::model::units;
 use fmu_runtime::simulation::Simulation;
 use quick_xml::events::{BytesStart, BytesText, Event};
 use quick_xml::Writer;
@@ -83,7 +84,7 @@ fn variables(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> {
             w.create_element("tr").write_inner_content(|w| {
                 text(w, "td", &variable.name)?;
                 text(w, "td", declaration.causality)?;
-                text(w, "td", &variable.unit)?;
+                text(w, "td", units::name(variable.unit))?;
                 text(w, "td", &start)?;
                 text(w, "td", &variable.description)
             })?;

@@ -22,7 +22,6 @@ mod plot;
 mod results;
 mod simulate;
 mod ssp;
-mod units;
 mod view;
 
 use clap::Parser;

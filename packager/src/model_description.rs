@@ -7,10 +7,10 @@
 //! (`<ModelStructure>`) are the runtime's declaration of each variable
 //! (`fmu_runtime::assembly::declaration`), written here as they are.
 
-use crate::units;
 use fmu_runtime::assembly::declaration::{declaration, dependencies, input_indices};
 use fmu_runtime::assembly::Variable;
 use fmu_runtime::fmu::{self, Capabilities, CAPABILITIES, FMI_VERSION, GENERATION_TOOL};
+use fmu_runtime::model::units::Kind;
 use fmu_runtime::simulation::Simulation;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
@@ -19,17 +19,12 @@ use std::io;
 /// Writes modelDescription.xml for the simulation made from `source` (the model file's text),
 /// generated at `generated` (ISO 8601, UTC).
 pub fn write(sim: &Simulation, source: &str, generated: &str) -> Result<Vec<u8>, String> {
-    // Units first: an unknown unit is a packaging error, not a broken XML file.
-    let mut unit_names: Vec<&str> = Vec::new();
-    for variable in &sim.variables.variables {
-        if !variable.unit.is_empty() && !unit_names.contains(&variable.unit.as_str()) {
-            unit_names.push(&variable.unit);
+    // One definition per kind of quantity the variables measure, in order of appearance.
+    let mut unit_definitions: Vec<Kind> = Vec::new();
+    for kind in sim.variables.variables.iter().filter_map(|v| v.unit) {
+        if !unit_definitions.contains(&kind) {
+            unit_definitions.push(kind);
         }
-    }
-    let mut unit_definitions = Vec::new();
-    for name in unit_names {
-        let base = units::base_units(name).map_err(|e| format!("cannot describe the {e}"))?;
-        unit_definitions.push((name, base));
     }
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
     write_document(&mut writer, sim, source, generated, &unit_definitions)
@@ -44,7 +39,7 @@ fn write_document(
     sim: &Simulation,
     source: &str,
     generated: &str,
-    unit_definitions: &[(&str, units::BaseUnits)],
+    unit_definitions: &[Kind],
 ) -> io::Result<()> {
     let spec = &sim.spec;
     let identifier = fmu::model_identifier(spec);
@@ -67,11 +62,12 @@ fn write_document(
     if !unit_definitions.is_empty() {
         w.create_element("UnitDefinitions")
             .write_inner_content(|w| {
-                for (name, base) in unit_definitions {
+                for kind in unit_definitions {
                     w.create_element("Unit")
-                        .with_attribute(("name", *name))
+                        .with_attribute(("name", kind.si_unit()))
                         .write_inner_content(|w| {
-                            let exponents: Vec<(&str, String)> = base
+                            let exponents: Vec<(&str, String)> = kind
+                                .base_units()
                                 .nonzero()
                                 .map(|(unit, e)| (unit, e.to_string()))
                                 .collect();
@@ -189,8 +185,8 @@ fn scalar_variable(
     }
     w.write_event(Event::Start(element))?;
     let mut real_element = BytesStart::new("Real");
-    if !variable.unit.is_empty() {
-        real_element.push_attribute(("unit", variable.unit.as_str()));
+    if let Some(kind) = variable.unit {
+        real_element.push_attribute(("unit", kind.si_unit()));
     }
     if declaration.start {
         // A parameter or input always has a start value in the table; 0 if it ever had none.

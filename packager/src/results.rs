@@ -6,6 +6,7 @@
 use crate::cli::UnitsArgs;
 use crate::csv_table::{CsvTable, NonNumbers};
 use fmu_runtime::model::suggest::did_you_mean;
+use fmu_runtime::model::units;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -78,7 +79,7 @@ pub fn units(args: &UnitsArgs) -> Result<HashMap<String, String>, String> {
             .variables
             .variables
             .iter()
-            .map(|v| (v.name.clone(), v.unit.clone()))
+            .map(|v| (v.name.clone(), units::name(v.unit).to_string()))
             .collect())
     } else if let Some(fmu) = &args.fmu {
         let description = crate::fmu_host::description::read_from_fmu(fmu)?;

@@ -267,7 +267,7 @@ fn every_variable_of_the_table_is_described_once_with_consecutive_value_referenc
         );
         assert_eq!(used, defined, "{shown}: unit definitions");
         for (variable, described) in table.iter().zip(&description.variables) {
-            let unit = (!variable.unit.is_empty()).then(|| variable.unit.clone());
+            let unit = variable.unit.map(|kind| kind.si_unit().to_string());
             assert_eq!(described.3, unit, "{shown}: {}", variable.name);
         }
 

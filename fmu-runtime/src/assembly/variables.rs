@@ -4,6 +4,7 @@
 
 use super::collision::CollisionSet;
 use super::super_objects::Assembly;
+use crate::model::units::Kind;
 use crate::model::{
     AxisMotion, DriveElement, DriveSource, FlangeMode, JointKind, JointSpec, MotorVoltage,
 };
@@ -127,8 +128,8 @@ enum CoordinateSource {
 pub struct Variable {
     pub name: String,
     pub description: String,
-    /// Modelica unit string, empty for dimensionless.
-    pub unit: String,
+    /// What the value measures (its SI unit), `None` for a pure number.
+    pub unit: Option<Kind>,
     pub causality: Causality,
     pub variability: Variability,
     pub kind: VariableKind,
@@ -148,7 +149,7 @@ impl VariableTable {
             variables.push(Variable {
                 name: parameter.name.clone(),
                 description: parameter.description.clone().unwrap_or_default(),
-                unit: parameter.unit.clone(),
+                unit: parameter.unit,
                 causality: Causality::Parameter,
                 variability: Variability::Fixed,
                 kind: VariableKind::Parameter(index),
@@ -183,16 +184,16 @@ impl VariableTable {
                 let (symbol, unit, description) = if component < 3 {
                     (
                         "f_reaction",
-                        "N",
+                        Kind::Force,
                         "force the joint exerts on its `to` side, in `from` coordinates",
                     )
                 } else {
-                    ("t_reaction", "N.m", "torque the joint exerts on its `to` side about the origin of `to`, in `from` coordinates")
+                    ("t_reaction", Kind::Torque, "torque the joint exerts on its `to` side about the origin of `to`, in `from` coordinates")
                 };
                 variables.push(Variable {
                     name: format!("{}.{symbol}[{}]", joint.spec.name, component % 3 + 1),
                     description: description.to_string(),
-                    unit: unit.to_string(),
+                    unit: Some(unit),
                     causality: Causality::Output,
                     variability: Variability::Continuous,
                     kind: VariableKind::JointReaction {
@@ -211,21 +212,17 @@ impl VariableTable {
                 continue;
             }
             let frame = [
-                (FrameQuantity::Position, "r", 3, "m", "position of the frame's origin in world coordinates"),
-                (FrameQuantity::Velocity, "v", 3, "m/s", "velocity of the frame's origin in world coordinates"),
-                (FrameQuantity::Quaternion, "Q", 4, "1", "orientation quaternion (Modelica convention: resolves world vectors in the frame; Q[4] is the real part)"),
-                (FrameQuantity::AngularVelocity, "w", 3, "rad/s", "angular velocity of the frame in world coordinates"),
+                (FrameQuantity::Position, "r", 3, Some(Kind::Length), "position of the frame's origin in world coordinates"),
+                (FrameQuantity::Velocity, "v", 3, Some(Kind::Velocity), "velocity of the frame's origin in world coordinates"),
+                (FrameQuantity::Quaternion, "Q", 4, None, "orientation quaternion (Modelica convention: resolves world vectors in the frame; Q[4] is the real part)"),
+                (FrameQuantity::AngularVelocity, "w", 3, Some(Kind::AngularVelocity), "angular velocity of the frame in world coordinates"),
             ];
             for (quantity, symbol, count, unit, description) in frame {
                 for component in 0..count {
                     variables.push(Variable {
                         name: format!("{}.{symbol}[{}]", object.name, component + 1),
                         description: description.to_string(),
-                        unit: if unit == "1" {
-                            String::new()
-                        } else {
-                            unit.to_string()
-                        },
+                        unit,
                         causality: Causality::Output,
                         variability: Variability::Continuous,
                         kind: VariableKind::Frame {
@@ -243,19 +240,19 @@ impl VariableTable {
                 (
                     ContactQuantity::Distance,
                     "distance",
-                    "m",
+                    Kind::Length,
                     "signed distance of the two shapes (negative while they penetrate)",
                 ),
                 (
                     ContactQuantity::Penetration,
                     "penetration",
-                    "m",
+                    Kind::Length,
                     "penetration depth (0 while apart)",
                 ),
                 (
                     ContactQuantity::NormalForce,
                     "f_n",
-                    "N",
+                    Kind::Force,
                     "normal contact force (0 while apart)",
                 ),
             ];
@@ -263,7 +260,7 @@ impl VariableTable {
                 variables.push(Variable {
                     name: format!("{}.{symbol}", contact.name),
                     description: description.to_string(),
-                    unit: unit.to_string(),
+                    unit: Some(unit),
                     causality: Causality::Output,
                     variability: Variability::Continuous,
                     kind: VariableKind::Contact { report, quantity },
@@ -303,9 +300,19 @@ fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates:
         let turn = axis.motion == AxisMotion::Turn;
         let symbols = axis.names;
         let units = if turn {
-            ["rad", "rad/s", "rad/s2", "N.m"]
+            [
+                Kind::Angle,
+                Kind::AngularVelocity,
+                Kind::AngularAcceleration,
+                Kind::Torque,
+            ]
         } else {
-            ["m", "m/s", "m/s2", "N"]
+            [
+                Kind::Length,
+                Kind::Velocity,
+                Kind::Acceleration,
+                Kind::Force,
+            ]
         };
         let start = [axis.q, axis.qd, 0.0, 0.0];
         let descriptions: [String; 4] = match (turn, one_axis) {
@@ -383,7 +390,7 @@ fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates:
             variables.push(Variable {
                 name: format!("{}.{}", spec.name, symbols[i]),
                 description: descriptions[i].clone(),
-                unit: units[i].to_string(),
+                unit: Some(units[i]),
                 causality,
                 variability: Variability::Continuous,
                 kind,
@@ -398,20 +405,25 @@ fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates:
 fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::model::DriveSpec) {
     let name = &drive.name;
     let (torque, torque_unit, position, speed) = if drive.translational {
-        ("f", "N", ["s", "m", "position"], ["v", "m/s", "velocity"])
+        (
+            "f",
+            Kind::Force,
+            ("s", Kind::Length, "position"),
+            ("v", Kind::Velocity, "velocity"),
+        )
     } else {
         (
             "tau",
-            "N.m",
-            ["phi", "rad", "angle"],
-            ["w", "rad/s", "angular velocity"],
+            Kind::Torque,
+            ("phi", Kind::Angle, "angle"),
+            ("w", Kind::AngularVelocity, "angular velocity"),
         )
     };
-    let mut push = |symbol: String, unit: &str, description: String, causality, kind| {
+    let mut push = |symbol: String, unit: Kind, description: String, causality, kind| {
         variables.push(Variable {
             name: format!("{name}.{symbol}"),
             description,
-            unit: unit.to_string(),
+            unit: Some(unit),
             causality,
             variability: Variability::Continuous,
             kind,
@@ -445,7 +457,7 @@ fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::m
             };
             push(
                 "v".into(),
-                "V",
+                Kind::Voltage,
                 "armature voltage of the motor".into(),
                 causality,
                 kind,
@@ -453,7 +465,7 @@ fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::m
             if let MotorVoltage::SpeedControl(_) = motor.voltage {
                 push(
                     "w_ref".into(),
-                    "rad/s",
+                    Kind::AngularVelocity,
                     format!(
                         "reference speed of joint `{}` for the speed controller",
                         drive.joint
@@ -465,25 +477,25 @@ fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::m
             let motor_outputs = [
                 (
                     "i",
-                    "A",
+                    Kind::Current,
                     "armature current of the motor",
                     DriveQuantity::Current,
                 ),
                 (
                     "w_motor",
-                    "rad/s",
+                    Kind::AngularVelocity,
                     "angular velocity of the motor",
                     DriveQuantity::MotorSpeed,
                 ),
                 (
                     "tau_motor",
-                    "N.m",
+                    Kind::Torque,
                     "electromagnetic torque of the motor (k*i)",
                     DriveQuantity::MotorTorque,
                 ),
                 (
                     "P_el",
-                    "W",
+                    Kind::Power,
                     "electrical power taken by the motor (v*i)",
                     DriveQuantity::ElectricalPower,
                 ),
@@ -527,16 +539,16 @@ fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::m
             )
         };
         push(
-            format!("{}[{}]", position[0], part + 1),
-            position[1],
-            text(position[2]),
+            format!("{}[{}]", position.0, part + 1),
+            position.1,
+            text(position.2),
             Causality::Output,
             output(DriveQuantity::PartPosition(part)),
         );
         push(
-            format!("{}[{}]", speed[0], part + 1),
-            speed[1],
-            text(speed[2]),
+            format!("{}[{}]", speed.0, part + 1),
+            speed.1,
+            text(speed.2),
             Causality::Output,
             output(DriveQuantity::PartSpeed(part)),
         );

@@ -281,8 +281,7 @@ impl Instance {
         for (&vr, &value) in references.iter().zip(values) {
             let index = self.check_reference(vr)?;
             let variable = &self.simulation.variables.variables[index];
-            let kind = units::lookup(&variable.unit).map(|unit| unit.kind);
-            if let Some(problem) = OutOfRange::check(&[value], kind) {
+            if let Some(problem) = OutOfRange::check(&[value], variable.unit) {
                 let name = &variable.name;
                 return Err(match problem {
                     OutOfRange::NotFinite => {
@@ -293,7 +292,7 @@ impl Instance {
                     }
                     OutOfRange::FasterThanLight => format!(
                         "`{name}` cannot be set to {value:e} {}, faster than light: {}",
-                        variable.unit,
+                        units::name(variable.unit),
                         problem.limit()
                     ),
                 });

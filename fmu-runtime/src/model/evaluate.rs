@@ -583,13 +583,9 @@ impl<'a> Evaluator<'a> {
         }
         let overridden = self.overrides.iter().position(|(n, _)| *n == full);
         let unit = {
-            let from_default = decl
-                .value
-                .as_ref()
-                .map(|e| self.unit_of(e, scope))
-                .unwrap_or_default();
-            match (from_default.is_empty(), arg) {
-                (true, Some((e, outer))) => self.unit_of(e, outer),
+            let from_default = decl.value.as_ref().and_then(|e| self.unit_of(e, scope));
+            match (from_default, arg) {
+                (None, Some((e, outer))) => self.unit_of(e, outer),
                 _ => from_default,
             }
         };
@@ -656,17 +652,14 @@ impl<'a> Evaluator<'a> {
 
     /// The SI unit of a parameter's expression: the unit written after it, or that of the one
     /// parameter it scales.
-    fn unit_of(&self, e: &Expr, scope: &Scope) -> String {
+    fn unit_of(&self, e: &Expr, scope: &Scope) -> Option<Kind> {
         if let ExprKind::WithUnit(_, u) = &e.kind {
-            return super::units::lookup(&u.text)
-                .map(|u| u.kind.si_unit().to_string())
-                .unwrap_or_default();
+            return super::units::lookup(&u.text).map(|u| u.kind);
         }
         expr::linear_in(e)
             .filter(|n| !scope.vars.iter().any(|(v, _)| v == n))
             .and_then(|n| scope.params.get(&n).copied())
-            .map(|i| self.params[i].spec.unit.clone())
-            .unwrap_or_default()
+            .and_then(|i| self.params[i].spec.unit)
     }
 
     /// `link[i]` → `link[3]`, marking parameters used in the index as structural.

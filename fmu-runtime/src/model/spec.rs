@@ -100,9 +100,9 @@ pub struct ParameterSpec {
     pub name: String,
     /// Value in SI units.
     pub value: f64,
-    /// The SI unit of the value as written in Modelica style (`m`, `rad`, `kg.m2`), or empty
-    /// when the parameter was written without a unit (a pure number).
-    pub unit: String,
+    /// What the value measures (its SI unit: `m`, `rad`, `kg.m2`), or `None` when the parameter
+    /// was written without a unit (a pure number).
+    pub unit: Option<super::units::Kind>,
     pub description: Option<String>,
     /// True when the parameter decides the structure of the model (a loop count, a repetition
     /// count): changing it changes the list of objects, so an FMU cannot change it after build.

@@ -86,6 +86,7 @@ pub enum Kind {
     Inductance,
     /// Torque per current of a DC motor (= its back-EMF voltage per speed).
     MotorConstant,
+    Power,
 }
 
 impl Kind {
@@ -127,6 +128,7 @@ impl Kind {
             Kind::Resistance => "resistance",
             Kind::Inductance => "inductance",
             Kind::MotorConstant => "motor constant",
+            Kind::Power => "power",
         }
     }
 
@@ -157,7 +159,68 @@ impl Kind {
             Kind::Resistance => "Ohm",
             Kind::Inductance => "H",
             Kind::MotorConstant => "N.m/A",
+            Kind::Power => "W",
         }
+    }
+
+    /// The SI unit as exponents of the base units that FMI 2.0's `<BaseUnit>` names, for the
+    /// unit definitions of modelDescription.xml. A value in SI has factor 1 and offset 0.
+    pub fn base_units(self) -> BaseUnits {
+        //                       kg  m   s   A   K mol cd rad
+        let exponents = match self {
+            Kind::Dimensionless => [0, 0, 0, 0, 0, 0, 0, 0],
+            Kind::Length => [0, 1, 0, 0, 0, 0, 0, 0],
+            Kind::Angle => [0, 0, 0, 0, 0, 0, 0, 1],
+            Kind::Mass => [1, 0, 0, 0, 0, 0, 0, 0],
+            Kind::Time => [0, 0, 1, 0, 0, 0, 0, 0],
+            Kind::Force => [1, 1, -2, 0, 0, 0, 0, 0],
+            Kind::Torque => [1, 2, -2, 0, 0, 0, 0, 0],
+            Kind::TranslationalStiffness => [1, 0, -2, 0, 0, 0, 0, 0],
+            Kind::TranslationalDamping => [1, 0, -1, 0, 0, 0, 0, 0],
+            Kind::RotationalStiffness => [1, 2, -2, 0, 0, 0, 0, -1],
+            Kind::RotationalDamping => [1, 2, -1, 0, 0, 0, 0, -1],
+            Kind::Inertia => [1, 2, 0, 0, 0, 0, 0, 0],
+            Kind::Density => [1, -3, 0, 0, 0, 0, 0, 0],
+            Kind::Velocity => [0, 1, -1, 0, 0, 0, 0, 0],
+            Kind::Acceleration => [0, 1, -2, 0, 0, 0, 0, 0],
+            Kind::AngularVelocity => [0, 0, -1, 0, 0, 0, 0, 1],
+            Kind::AngularAcceleration => [0, 0, -2, 0, 0, 0, 0, 1],
+            Kind::GravitationalParameter => [0, 3, -2, 0, 0, 0, 0, 0],
+            Kind::Pressure => [1, -1, -2, 0, 0, 0, 0, 0],
+            Kind::Voltage => [1, 2, -3, -1, 0, 0, 0, 0],
+            Kind::Current => [0, 0, 0, 1, 0, 0, 0, 0],
+            Kind::Resistance => [1, 2, -3, -2, 0, 0, 0, 0],
+            Kind::Inductance => [1, 2, -2, -2, 0, 0, 0, 0],
+            Kind::MotorConstant => [1, 2, -2, -1, 0, 0, 0, 0],
+            Kind::Power => [1, 2, -3, 0, 0, 0, 0, 0],
+        };
+        BaseUnits { exponents }
+    }
+}
+
+/// The unit of a variable or parameter as written in modelDescription.xml and result headers:
+/// its kind's SI unit, or nothing (a pure number written without a unit).
+pub fn name(unit: Option<Kind>) -> &'static str {
+    unit.map_or("", Kind::si_unit)
+}
+
+/// The base units in the order of [`BaseUnits::exponents`], spelled as FMI 2.0's attributes.
+pub const BASE_UNIT_NAMES: [&str; 8] = ["kg", "m", "s", "A", "K", "mol", "cd", "rad"];
+
+/// Exponents of kg, m, s, A, K, mol, cd and rad.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BaseUnits {
+    pub exponents: [i32; 8],
+}
+
+impl BaseUnits {
+    /// The non-zero exponents with their base unit's name, in FMI's attribute order.
+    pub fn nonzero(&self) -> impl Iterator<Item = (&'static str, i32)> + '_ {
+        BASE_UNIT_NAMES
+            .iter()
+            .zip(self.exponents)
+            .filter(|(_, e)| *e != 0)
+            .map(|(name, e)| (*name, e))
     }
 }
 
@@ -428,6 +491,16 @@ pub const UNITS: &[Unit] = &[
         scale: 1.0,
         kind: Kind::MotorConstant,
     },
+    Unit {
+        name: "W",
+        scale: 1.0,
+        kind: Kind::Power,
+    },
+    Unit {
+        name: "kW",
+        scale: 1e3,
+        kind: Kind::Power,
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static Unit> {
@@ -437,6 +510,69 @@ pub fn lookup(name: &str) -> Option<&'static Unit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Exponents of an SI unit string (`N.m.s/rad`), read symbol by symbol: an oracle for the
+    /// table of [`Kind::base_units`] written from the definitions of the derived units.
+    fn parse(unit: &str) -> [i32; 8] {
+        let symbols: [(&str, [i32; 8]); 13] = [
+            ("kg", [1, 0, 0, 0, 0, 0, 0, 0]),
+            ("m", [0, 1, 0, 0, 0, 0, 0, 0]),
+            ("s", [0, 0, 1, 0, 0, 0, 0, 0]),
+            ("A", [0, 0, 0, 1, 0, 0, 0, 0]),
+            ("rad", [0, 0, 0, 0, 0, 0, 0, 1]),
+            ("N", [1, 1, -2, 0, 0, 0, 0, 0]),
+            ("Pa", [1, -1, -2, 0, 0, 0, 0, 0]),
+            ("J", [1, 2, -2, 0, 0, 0, 0, 0]),
+            ("W", [1, 2, -3, 0, 0, 0, 0, 0]),
+            ("V", [1, 2, -3, -1, 0, 0, 0, 0]),
+            ("Ohm", [1, 2, -3, -2, 0, 0, 0, 0]),
+            ("H", [1, 2, -2, -2, 0, 0, 0, 0]),
+            ("1", [0; 8]),
+        ];
+        let mut total = [0; 8];
+        let (numerator, denominator) = unit.split_once('/').unwrap_or((unit, "1"));
+        for (part, sign) in [(numerator, 1), (denominator, -1)] {
+            for factor in part.split('.') {
+                let split = factor.find(|c: char| c.is_ascii_digit() && factor != "1");
+                let (symbol, power) = match split {
+                    Some(i) => (&factor[..i], factor[i..].parse::<i32>().expect("a power")),
+                    None => (factor, 1),
+                };
+                let (_, base) = symbols
+                    .iter()
+                    .find(|(name, _)| *name == symbol)
+                    .unwrap_or_else(|| panic!("`{symbol}` in `{unit}`"));
+                for (t, b) in total.iter_mut().zip(base) {
+                    *t += sign * power * b;
+                }
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn base_units_are_those_of_the_si_unit() {
+        for unit in UNITS {
+            let kind = unit.kind;
+            assert_eq!(
+                kind.base_units().exponents,
+                parse(kind.si_unit()),
+                "{kind:?}: {}",
+                kind.si_unit()
+            );
+        }
+        let exponents = |kind: Kind| kind.base_units().nonzero().collect::<Vec<_>>();
+        assert_eq!(exponents(Kind::Torque), [("kg", 1), ("m", 2), ("s", -2)]);
+        assert_eq!(
+            exponents(Kind::RotationalDamping),
+            [("kg", 1), ("m", 2), ("s", -1), ("rad", -1)]
+        );
+        assert_eq!(
+            exponents(Kind::AngularAcceleration),
+            [("s", -2), ("rad", 1)]
+        );
+        assert_eq!(exponents(Kind::Dimensionless), []);
+    }
 
     #[test]
     fn scales() {

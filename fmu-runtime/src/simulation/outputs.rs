@@ -18,10 +18,9 @@ impl Simulation {
     pub fn diagnosis(&mut self) -> String {
         let values = self.values();
         let shown = |v: &Variable, value: f64| {
-            let unit = if v.unit.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", v.unit)
+            let unit = match v.unit {
+                Some(kind) => format!(" {}", kind.si_unit()),
+                None => String::new(),
             };
             format!("{} = {value:e}{unit}", v.name)
         };
