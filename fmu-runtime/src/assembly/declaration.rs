@@ -81,6 +81,17 @@ pub fn dependencies(
 ) -> Vec<usize> {
     let table = &table.variables;
     let inputs = || inputs.iter().map(|&i| (i, &table[i]));
+    // The prescribed positions (and speeds) of the motion-driven joints on a path of bodies.
+    let motion_inputs_on = |path: &[usize], with_speed: bool| -> Vec<usize> {
+        inputs()
+            .filter(|(_, v)| match v.kind {
+                VariableKind::JointPosition(body) => path.contains(&body),
+                VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
+                _ => false,
+            })
+            .map(|(i, _)| i)
+            .collect()
+    };
     match table[index].kind {
         // Reactions depend on accelerations, so on every input.
         VariableKind::JointAcceleration(_)
@@ -117,14 +128,7 @@ pub fn dependencies(
             let mut path = bodies_to_world(assembly, cut_joint.body_a);
             path.extend(bodies_to_world(assembly, cut_joint.body_b));
             let with_speed = matches!(table[index].kind, VariableKind::CutJointSpeed(..));
-            inputs()
-                .filter(|(_, v)| match v.kind {
-                    VariableKind::JointPosition(body) => path.contains(&body),
-                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
-                    _ => false,
-                })
-                .map(|(i, _)| i)
-                .collect()
+            motion_inputs_on(&path, with_speed)
         }
         VariableKind::Frame {
             object, quantity, ..
@@ -134,14 +138,7 @@ pub fn dependencies(
                 quantity,
                 FrameQuantity::Velocity | FrameQuantity::AngularVelocity
             );
-            inputs()
-                .filter(|(_, v)| match v.kind {
-                    VariableKind::JointPosition(body) => path.contains(&body),
-                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
-                    _ => false,
-                })
-                .map(|(i, _)| i)
-                .collect()
+            motion_inputs_on(&path, with_speed)
         }
     }
 }

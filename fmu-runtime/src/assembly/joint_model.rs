@@ -78,26 +78,7 @@ impl TreeJoint {
         frame_a: Isometry3<f64>,
         reversed: bool,
     ) -> Vec<TreeJoint> {
-        let (flange, spring, damper, prescribed) = match &spec.kind {
-            JointKind::Revolute {
-                flange,
-                spring,
-                damper,
-                motion,
-                ..
-            }
-            | JointKind::Prismatic {
-                flange,
-                spring,
-                damper,
-                motion,
-                ..
-            } => (*flange, *spring, *damper, motion.clone()),
-            JointKind::Compound { flange, .. } => (*flange, None, None, None),
-            JointKind::Free { .. } | JointKind::Spherical => {
-                (FlangeMode::Passive, None, None, None)
-            }
-        };
+        let drive = spec.kind.drive();
         let joint = |axis, kind, start| TreeJoint {
             joint: handle,
             name: spec.name.clone(),
@@ -106,10 +87,10 @@ impl TreeJoint {
             reversed,
             axis,
             start,
-            flange,
-            spring,
-            damper,
-            prescribed: prescribed.clone(),
+            flange: drive.flange,
+            spring: drive.spring,
+            damper: drive.damper,
+            prescribed: drive.motion.clone(),
         };
         if let JointKind::Free {
             position,

@@ -22,7 +22,7 @@
 
 use super::joint_model::{CutJointKind, TreeJoint, TreeJointKind};
 use super::mass::MergedMass;
-use crate::model::{FlangeMode, JointKind, Location};
+use crate::model::{JointKind, Location};
 use crate::scene::{JointHandle, ObjectHandle, Scene, SceneError};
 use nalgebra::Isometry3;
 
@@ -335,29 +335,8 @@ fn cut_joint(
             ))
         }
     };
-    let driven = match &joint.spec.kind {
-        JointKind::Revolute {
-            flange,
-            spring,
-            damper,
-            motion,
-            ..
-        }
-        | JointKind::Prismatic {
-            flange,
-            spring,
-            damper,
-            motion,
-            ..
-        } => {
-            *flange != FlangeMode::Passive
-                || spring.is_some()
-                || damper.is_some()
-                || motion.is_some()
-        }
-        JointKind::Compound { flange, .. } => *flange != FlangeMode::Passive,
-        JointKind::Spherical | JointKind::Free { .. } => false,
-    } || scene.drives.iter().any(|(_, joint)| *joint == handle);
+    let driven = joint.spec.kind.drive().is_driven()
+        || scene.drives.iter().any(|(_, joint)| *joint == handle);
     if driven {
         return Err(SceneError::new(
             &joint.spec.location,

@@ -5,9 +5,7 @@
 use super::collision::CollisionSet;
 use super::super_objects::Assembly;
 use crate::model::units::Kind;
-use crate::model::{
-    AxisMotion, DriveElement, DriveSource, FlangeMode, JointKind, JointSpec, MotorVoltage,
-};
+use crate::model::{AxisMotion, DriveElement, DriveSource, FlangeMode, JointSpec, MotorVoltage};
 use crate::scene::{ObjectHandle, Scene};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,12 +286,8 @@ impl VariableTable {
 /// of time has outputs only. A cut-joint is passive (checked when the assembly is built): its
 /// coordinates and speeds are outputs, like those of a passive joint of the spanning tree.
 fn joint_variables(variables: &mut Vec<Variable>, spec: &JointSpec, coordinates: CoordinateSource) {
-    let (flange, prescribed) = match &spec.kind {
-        JointKind::Revolute { flange, motion, .. }
-        | JointKind::Prismatic { flange, motion, .. } => (*flange, motion.is_some()),
-        JointKind::Compound { flange, .. } => (*flange, false),
-        _ => (FlangeMode::Passive, false),
-    };
+    let drive = spec.kind.drive();
+    let (flange, prescribed) = (drive.flange, drive.motion.is_some());
     let axes = spec.kind.axes();
     let one_axis = axes.len() == 1;
     for (index, axis) in axes.iter().enumerate() {

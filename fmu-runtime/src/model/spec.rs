@@ -311,7 +311,57 @@ pub enum JointKind {
     },
 }
 
+/// What acts on a joint's axes besides the bodies: its flange mode, spring, damper and
+/// prescribed motion (all passive for joints that have none of them).
+#[derive(Debug, Clone, Default)]
+pub struct JointDrive {
+    pub flange: FlangeMode,
+    pub spring: Option<(f64, f64)>,
+    pub damper: Option<f64>,
+    pub motion: Option<TimeFunction>,
+}
+
+impl JointDrive {
+    /// Anything but a passive joint.
+    pub fn is_driven(&self) -> bool {
+        self.flange != FlangeMode::Passive
+            || self.spring.is_some()
+            || self.damper.is_some()
+            || self.motion.is_some()
+    }
+}
+
 impl JointKind {
+    /// The joint's flange mode, spring, damper and prescribed motion.
+    pub fn drive(&self) -> JointDrive {
+        match self {
+            JointKind::Revolute {
+                flange,
+                spring,
+                damper,
+                motion,
+                ..
+            }
+            | JointKind::Prismatic {
+                flange,
+                spring,
+                damper,
+                motion,
+                ..
+            } => JointDrive {
+                flange: *flange,
+                spring: *spring,
+                damper: *damper,
+                motion: motion.clone(),
+            },
+            JointKind::Compound { flange, .. } => JointDrive {
+                flange: *flange,
+                ..JointDrive::default()
+            },
+            JointKind::Free { .. } | JointKind::Spherical => JointDrive::default(),
+        }
+    }
+
     /// The joint's axes, the one joint model that every later stage reads: one for a revolute or
     /// prismatic joint (`phi`, `w`, `a` or `s`, `v`, `a`), those of a compound joint, none for
     /// free and spherical joints (which have their own coordinates, or none).
