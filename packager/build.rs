@@ -1,7 +1,4 @@
-//! Compiles the C half of the FMU host's logger: FMI's logger callback is variadic, which only C
-//! can define; it formats the message and hands it to Rust.
-//!
-//! Also hands `fmu3d view` its page script: `target/viewer/viewer.js`, three.js and
+//! Hands `fmu3d view` its page script: `target/viewer/viewer.js`, three.js and
 //! `viewer/src/main.js` bundled by `bash scripts/build.sh` (npm and esbuild), copied to
 //! `$OUT_DIR/viewer.js`. Without that bundle the copy is empty and `fmu3d view` says how to build
 //! it; everything else builds as before.
@@ -9,12 +6,6 @@
 use std::path::Path;
 
 fn main() {
-    cc::Build::new()
-        .file("src/fmu_host/logger.c")
-        .warnings(true)
-        .compile("fmu3d_host_logger");
-    println!("cargo:rerun-if-changed=src/fmu_host/logger.c");
-
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let bundle = Path::new(&manifest).join("../target/viewer/viewer.js");
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");

@@ -7,6 +7,7 @@
 //! (the zip, written atomically). [`view`] writes the page that plays an animation, [`plot`] a
 //! PNG of result columns ([`results`] finds the columns and their units). [`csv_table`] reads
 //! every CSV that `fmu3d` takes: results to plot, view or animate, and `simulate --input` tables.
+//! [`simulate`] runs a model file with the engine linked in, an `.fmu` through [`fmu_import`].
 
 mod animation;
 mod build;
@@ -15,7 +16,7 @@ mod cli;
 mod csv_table;
 mod documentation;
 mod fmu_archive;
-mod fmu_host;
+mod fmu_import;
 mod input_table;
 mod model_description;
 mod plot;

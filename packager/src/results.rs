@@ -82,15 +82,63 @@ pub fn units(args: &UnitsArgs) -> Result<HashMap<String, String>, String> {
             .map(|v| (v.name.clone(), units::name(v.unit).to_string()))
             .collect())
     } else if let Some(fmu) = &args.fmu {
-        let description = crate::fmu_host::description::read_from_fmu(fmu)?;
-        Ok(description
-            .variables
-            .into_iter()
-            .map(|v| (v.name, v.unit))
-            .collect())
+        let xml = crate::fmu_import::description_text(fmu)?;
+        fmu_units(&xml).map_err(|e| format!("{}: modelDescription.xml: {e}", fmu.display()))
     } else {
         Ok(HashMap::new())
     }
+}
+
+/// The `unit` of every variable's type element in a modelDescription.xml (empty if none): read
+/// here because fmi-schema, which parses the rest, keeps no unit of a variable's own.
+fn fmu_units(xml: &str) -> Result<HashMap<String, String>, String> {
+    use quick_xml::events::{BytesStart, Event};
+    use quick_xml::{Reader, XmlVersion};
+    let attribute = |element: &BytesStart, name: &str| -> Result<Option<String>, String> {
+        for a in element.attributes() {
+            let a = a.map_err(|e| e.to_string())?;
+            if a.key.as_ref() == name {
+                let value = a
+                    .normalized_value(XmlVersion::Implicit1_0)
+                    .map_err(|e| e.to_string())?;
+                return Ok(Some(value.into_owned()));
+            }
+        }
+        Ok(None)
+    };
+    let mut reader = Reader::from_str(xml);
+    let mut units = HashMap::new();
+    // The variable whose element is open: its type element follows.
+    let mut variable: Option<String> = None;
+    loop {
+        let (element, opens) = match reader.read_event().map_err(|e| e.to_string())? {
+            Event::Eof => break,
+            Event::End(e) if e.name().as_ref() == "ScalarVariable" => {
+                variable = None;
+                continue;
+            }
+            Event::Start(e) => (e, true),
+            Event::Empty(e) => (e, false),
+            _ => continue,
+        };
+        match element.name().as_ref() {
+            "ScalarVariable" => {
+                let name = attribute(&element, "name")?.ok_or("a ScalarVariable has no name")?;
+                units.insert(name.clone(), String::new());
+                variable = opens.then_some(name);
+            }
+            "Real" | "Integer" | "Boolean" | "String" | "Enumeration" => {
+                if let Some(name) = &variable {
+                    units.insert(
+                        name.clone(),
+                        attribute(&element, "unit")?.unwrap_or_default(),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(units)
 }
 
 #[cfg(test)]
@@ -122,6 +170,21 @@ mod tests {
             r.column("time").is_err(),
             "time is the abscissa, not a column to plot"
         );
+    }
+
+    #[test]
+    fn an_fmus_units_are_those_of_its_variables_type_elements() {
+        let xml = r#"<fmiModelDescription><ModelVariables>
+            <ScalarVariable name="rev.phi" valueReference="3"><Real unit="rad"/></ScalarVariable>
+            <ScalarVariable name="count" valueReference="4"><Integer/></ScalarVariable>
+            <ScalarVariable name="gap" valueReference="5"/>
+            </ModelVariables></fmiModelDescription>"#;
+        let units = fmu_units(xml).unwrap();
+        assert_eq!(units.len(), 3);
+        assert_eq!(units["rev.phi"], "rad");
+        assert_eq!(units["count"], "");
+        assert_eq!(units["gap"], "");
+        assert!(fmu_units("<ScalarVariable valueReference=\"1\"/>").is_err());
     }
 
     #[test]

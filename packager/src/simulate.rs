@@ -3,8 +3,10 @@
 
 use crate::animation::{self, animate::POSE_HELP, Track};
 use crate::cli::SimulateArgs;
-use crate::fmu_host::Fmu;
+use crate::fmu_import::{self, Fmu};
 use crate::input_table::InputTable;
+use fmi::fmi2::schema::Causality as FmiCausality;
+use fmi::schema::traits::DefaultExperiment;
 use fmu_runtime::assembly::{Causality, VisualScene};
 use fmu_runtime::model::{self, suggest::did_you_mean};
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
@@ -164,7 +166,7 @@ impl Run for FmuRun {
         format!("{} fmi2DoStep calls through the FMU's C API", self.steps)
     }
     fn bind_inputs(&mut self, names: &[String]) -> Result<(), String> {
-        let candidates = fmu_variables(&self.fmu, "input");
+        let candidates = fmu_variables(&self.fmu, FmiCausality::Input);
         self.inputs = resolve(names, &candidates, "input")?;
         Ok(())
     }
@@ -172,7 +174,7 @@ impl Run for FmuRun {
         let inputs = self.inputs.clone();
         self.fmu.set_real(&inputs, values)?;
         // As the FMU declares: with input derivatives it interpolates within the step.
-        if self.fmu.description.can_interpolate_inputs {
+        if self.fmu.can_interpolate_inputs() {
             self.fmu.set_input_slopes(&inputs, slopes)?;
         }
         Ok(())
@@ -196,11 +198,10 @@ impl Run for FmuRun {
 }
 
 /// The FMU's Real variables of one causality: (name, value reference).
-fn fmu_variables(fmu: &Fmu, causality: &str) -> Vec<(String, u32)> {
-    fmu.description
-        .variables
-        .iter()
-        .filter(|v| v.causality == causality && v.type_name == "Real")
+fn fmu_variables(fmu: &Fmu, causality: FmiCausality) -> Vec<(String, u32)> {
+    fmu.description()
+        .get_model_variables()
+        .filter(|v| v.causality == causality && fmu_import::type_name(&v.elem) == "Real")
         .map(|v| (v.name.clone(), v.value_reference))
         .collect()
 }
@@ -248,34 +249,34 @@ pub fn run(args: &SimulateArgs) -> Result<(), String> {
     }
     let (mut run, experiment): (Box<dyn Run>, Experiment) = if is_fmu {
         let mut fmu = Fmu::open(&args.model)?;
-        let d = fmu.description.clone();
-        let start = d.start_time.unwrap_or(0.0);
+        let d = fmu.description();
+        let start = d.start_time().unwrap_or(0.0);
+        let tolerance = args.tolerance.or(d.tolerance());
         let experiment = experiment(
             args,
             d.model_name.clone(),
             start,
-            d.stop_time.unwrap_or(1.0),
-            d.step_size.unwrap_or(0.01),
+            d.stop_time().unwrap_or(1.0),
+            d.step_size().unwrap_or(0.01),
         )?;
         let outputs = d
-            .variables
-            .iter()
-            .filter(|v| v.causality == "output")
+            .get_model_variables()
+            .filter(|v| v.causality == FmiCausality::Output)
             .map(|v| (v.name.clone(), v.value_reference))
             .collect();
         let names: Vec<String> = parameters.iter().map(|(n, _)| n.clone()).collect();
-        let references = resolve(&names, &fmu_variables(&fmu, "parameter"), "parameter")
-            .map_err(|e| format!("--param: {e}"))?;
+        let references = resolve(
+            &names,
+            &fmu_variables(&fmu, FmiCausality::Parameter),
+            "parameter",
+        )
+        .map_err(|e| format!("--param: {e}"))?;
         let values: Vec<(u32, f64)> = references
             .into_iter()
             .zip(parameters.iter().map(|(_, v)| *v))
             .collect();
-        fmu.initialize(
-            start,
-            experiment.stop,
-            args.tolerance.or(d.tolerance),
-            &values,
-        )?;
+        fmu.initialize(start, experiment.stop, tolerance, &values)
+            .map_err(|e| format!("{}: {e}", args.model.display()))?;
         (
             Box::new(FmuRun {
                 fmu,

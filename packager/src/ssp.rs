@@ -15,7 +15,7 @@
 use crate::build;
 use crate::cli::SspArgs;
 use crate::fmu_archive::{self, Entry};
-use crate::fmu_host::description;
+use crate::fmu_import;
 use crate::model_description::real;
 use fmu_runtime::assembly::declaration::declaration;
 use fmu_runtime::fmu::GENERATION_TOOL;
@@ -165,24 +165,23 @@ pub fn run(args: &SspArgs) -> Result<(), String> {
     for text in &args.fmus {
         let (name, path) = split_once(text, '=', "--fmu", "NAME=PATH.fmu")?;
         let path = PathBuf::from(path);
-        let description = description::read_from_fmu(&path)?;
+        let description = fmu_import::read_description(&path)?;
         let fmu = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let connectors = description
-            .variables
-            .into_iter()
-            .filter(|v| {
+            .get_model_variables()
+            .map(|v| Connector {
+                name: v.name.clone(),
+                kind: v.causality.to_string(),
+                type_name: fmu_import::type_name(&v.elem).to_string(),
+            })
+            .filter(|c| {
                 matches!(
-                    v.causality.as_str(),
+                    c.kind.as_str(),
                     "input" | "output" | "parameter" | "calculatedParameter"
                 ) && matches!(
-                    v.type_name.as_str(),
+                    c.type_name.as_str(),
                     "Real" | "Integer" | "Boolean" | "String"
                 )
-            })
-            .map(|v| Connector {
-                name: v.name,
-                kind: v.causality,
-                type_name: v.type_name,
             })
             .collect();
         components.push(Component {

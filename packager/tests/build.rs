@@ -508,9 +508,10 @@ fn torque_driven_crank_declares_its_dependencies_as_the_golden_file() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-/// `fmu3d simulate X.fmu` runs the FMU's own library through the FMI C API; for every shipped
-/// model it must give the same CSV, to the last digit, as `fmu3d simulate` on the model file
-/// (both run the same engine; any difference is a fault of the FMI layer).
+/// `fmu3d simulate X.fmu` runs the FMU's own library through the FMI C API (the `fmi` crate's
+/// importer); for every shipped model it must give the same CSV, to the last digit, as `fmu3d
+/// simulate` on the model file (both run the same engine; any difference is a fault of the FMI
+/// layer), and its summary counts the fmi2DoStep calls, one per communication step.
 #[test]
 fn simulating_the_fmu_gives_the_same_csv_as_the_model() {
     let out = folder("simulate-fmu");
@@ -536,11 +537,14 @@ fn simulating_the_fmu_gives_the_same_csv_as_the_model() {
                 .arg(input)
                 .output()
                 .expect("fmu3d runs");
-            assert!(
-                run.status.success(),
-                "{stem} {name}: {}",
-                String::from_utf8_lossy(&run.stderr)
-            );
+            let summary = String::from_utf8_lossy(&run.stderr);
+            assert!(run.status.success(), "{stem} {name}: {summary}");
+            if input == &fmu {
+                assert!(
+                    summary.contains("; 20 fmi2DoStep calls through the FMU's C API; wrote "),
+                    "{stem}: {summary}"
+                );
+            }
             csv.push(std::fs::read_to_string(&path).expect("csv written"));
         }
         assert_eq!(csv[0], csv[1], "{stem}: the FMU and the model differ");

@@ -131,6 +131,41 @@ fn an_input_table_drives_the_model_and_its_fmu_alike() {
         tables.push(columns(&csv));
     }
     assert_eq!(tables[0], tables[1], "the model file and its FMU differ");
+
+    // Ramps: the FMU (canInterpolateInputs) gets each piece's slopes through
+    // fmi2SetRealInputDerivatives, as the engine does; without them it would hold the values
+    // through the piece and differ from the model by about 1 m/s.
+    let ramps = scratch("ramps.csv");
+    std::fs::write(&ramps, "time,left.f,right.f\n0,0,0\n0.1,20,-20\n").expect("written");
+    let mut ramped = Vec::new();
+    for (source, csv) in [
+        (model("gripper"), scratch("model-ramps.csv")),
+        (fmu.display().to_string(), scratch("fmu-ramps.csv")),
+    ] {
+        let run = fmu3d(&[
+            "simulate",
+            &source,
+            "--input",
+            ramps.to_str().unwrap(),
+            "--stop-time",
+            "0.2",
+            "--step",
+            "0.01",
+            "-o",
+            csv.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        ramped.push(columns(&csv));
+    }
+    assert_eq!(
+        ramped[0], ramped[1],
+        "the model file and its FMU differ on ramps"
+    );
+
     // The box slides down between the fingers at Coulomb's rate: the least-squares slope of
     // its speed over 0.02 … 0.15 s.
     let (time, speed) = (column(&tables[0], "time"), column(&tables[0], "box.v[2]"));
@@ -195,6 +230,31 @@ fn unknown_names_and_malformed_tables_are_refused_with_help() {
                 out,
             ],
             "`dd` is not a parameter of the model: did you mean `d`?",
+        ),
+        // The FMU refuses the value: its own message, logged through the logger callback,
+        // comes with the failed call.
+        (
+            vec![
+                "simulate",
+                fmu.to_str().unwrap(),
+                "--param",
+                "m=-1",
+                "-o",
+                out,
+            ],
+            "pendulum.fmu: fmi2EnterInitializationMode returned fmi2Error: \
+             fmi2EnterInitializationMode: the model cannot be evaluated with the parameters set: ",
+        ),
+        (
+            vec![
+                "simulate",
+                fmu.to_str().unwrap(),
+                "--param",
+                "m=-1",
+                "-o",
+                out,
+            ],
+            "error: `m` must be greater than zero, found -1 kg",
         ),
         (
             vec![
