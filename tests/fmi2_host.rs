@@ -110,13 +110,27 @@ impl Slave {
     }
 
     pub fn try_new(resources: &Resources, guid: &CStr) -> Result<Slave, Vec<Message>> {
+        Slave::try_instantiate(resources, guid, FMI2_CO_SIMULATION)
+    }
+
+    /// An instance for Model Exchange.
+    pub fn model_exchange(resources: &Resources) -> Slave {
+        Slave::try_instantiate(resources, resources.guid.as_c_str(), FMI2_MODEL_EXCHANGE)
+            .expect("instantiates")
+    }
+
+    pub fn try_instantiate(
+        resources: &Resources,
+        guid: &CStr,
+        fmu_type: Fmi2Type,
+    ) -> Result<Slave, Vec<Message>> {
         let log = Box::new(Mutex::new(Vec::new()));
         let functions = Box::new(callbacks(&log));
         // SAFETY: valid strings and callbacks that outlive the instance (owned by Slave).
         let c = unsafe {
             fmi2Instantiate(
                 c"instance".as_ptr(),
-                FMI2_CO_SIMULATION,
+                fmu_type,
                 guid.as_ptr(),
                 resources.uri.as_ptr(),
                 &*functions,

@@ -159,6 +159,7 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             Causality::Parameter => "parameter",
             Causality::Input => "input",
             Causality::Output => "output",
+            Causality::Local => "local",
         };
         let start = variable
             .start
@@ -173,6 +174,11 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             variable.name, variable.description
         );
     }
+    println!(
+        "\nModel Exchange: {} continuous state(s), {} event indicator(s)",
+        sim.continuous_state_count(),
+        sim.event_indicator_count()
+    );
     let e = &sim.spec.experiment;
     println!(
         "\nexperiment: start {} s, stop {} s, interval {} s, tolerance {}",

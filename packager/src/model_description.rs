@@ -1,4 +1,5 @@
-//! `modelDescription.xml` (FMI 2.0 Co-Simulation) from the runtime's variable table.
+//! `modelDescription.xml` (FMI 2.0 Model Exchange and Co-Simulation) from the runtime's variable
+//! table.
 //!
 //! The value reference of a variable is its index in the table, and the variables are written in
 //! table order, so a variable's position in `<ModelVariables>` is its value reference + 1.
@@ -54,10 +55,11 @@ fn write_document(
     root.push_attribute(("generationTool", GENERATION_TOOL));
     root.push_attribute(("generationDateAndTime", generated));
     root.push_attribute(("variableNamingConvention", "structured"));
-    root.push_attribute(("numberOfEventIndicators", "0"));
+    let indicators = sim.event_indicator_count().to_string();
+    root.push_attribute(("numberOfEventIndicators", indicators.as_str()));
     w.write_event(Event::Start(root))?;
 
-    co_simulation(w, &identifier)?;
+    interfaces(w, &identifier, !sim.mechanism().rows.is_empty())?;
 
     if !unit_definitions.is_empty() {
         w.create_element("UnitDefinitions")
@@ -113,7 +115,8 @@ fn write_document(
     Ok(())
 }
 
-fn co_simulation(w: &mut Writer<Vec<u8>>, identifier: &str) -> io::Result<()> {
+/// `<ModelExchange>` and `<CoSimulation>`: one library, one variable table, both interfaces.
+fn interfaces(w: &mut Writer<Vec<u8>>, identifier: &str, has_loops: bool) -> io::Result<()> {
     // Every field by name: a new capability cannot be forgotten here.
     let Capabilities {
         needs_execution_tool,
@@ -152,6 +155,18 @@ fn co_simulation(w: &mut Writer<Vec<u8>>, identifier: &str) -> io::Result<()> {
             provides_directional_derivative,
         ),
     ];
+    // Model Exchange has the flags that are not about communication steps. Its
+    // `fmi2CompletedIntegratorStep` is needed with kinematic loops only: it asks for an event
+    // when a loop's closure drifts.
+    let mut element = BytesStart::new("ModelExchange");
+    element.push_attribute(("modelIdentifier", identifier));
+    element.push_attribute(("needsExecutionTool", boolean(needs_execution_tool)));
+    element.push_attribute(("completedIntegratorStepNotNeeded", boolean(!has_loops)));
+    for (name, value) in &more_flags[1..] {
+        element.push_attribute((*name, boolean(*value)));
+    }
+    w.write_event(Event::Empty(element))?;
+
     let order = max_output_derivative_order.to_string();
     let mut element = BytesStart::new("CoSimulation");
     element.push_attribute(("modelIdentifier", identifier));
@@ -188,6 +203,9 @@ fn scalar_variable(
     if let Some(kind) = variable.unit {
         real_element.push_attribute(("unit", kind.si_unit()));
     }
+    if let Some(state) = sim.variables.states.iter().find(|s| s.derivative == index) {
+        real_element.push_attribute(("derivative", (state.value + 1).to_string().as_str()));
+    }
     if declaration.start {
         // A parameter or input always has a start value in the table; 0 if it ever had none.
         real_element.push_attribute(("start", real(variable.start.unwrap_or(0.0)).as_str()));
@@ -206,11 +224,11 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
     let exact_parameters: Vec<usize> = (0..table.len())
         .filter(|&i| declaration(&sim.variables, &sim.scene, i).causality == "parameter")
         .collect();
-    let initial_unknowns: Vec<(usize, Vec<usize>)> = (0..table.len())
+    let initial_unknowns: Vec<(usize, Option<Vec<usize>>)> = (0..table.len())
         .filter_map(
             |i| match declaration(&sim.variables, &sim.scene, i).causality {
                 // Fixed by the build: depends on nothing that can be set.
-                "calculatedParameter" => Some((i, Vec::new())),
+                "calculatedParameter" => Some((i, Some(Vec::new()))),
                 // Start values and geometry come from the parameters (a start angle, a length), the
                 // rest as during a step.
                 "output" => {
@@ -218,8 +236,10 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
                     known.extend(dependencies(&sim.variables, &sim.assembly, &inputs, i));
                     known.sort_unstable();
                     known.dedup();
-                    Some((i, known))
+                    Some((i, Some(known)))
                 }
+                // A continuous state or derivative no output reports: on every known.
+                "local" => Some((i, None)),
                 _ => None,
             },
         )
@@ -232,8 +252,18 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
                         unknown(
                             w,
                             i,
-                            &dependencies(&sim.variables, &sim.assembly, &inputs, i),
+                            Some(&dependencies(&sim.variables, &sim.assembly, &inputs, i)),
                         )?;
+                    }
+                    Ok(())
+                })?;
+            }
+            // The state derivatives of Model Exchange, in the order of the states; each depends
+            // on the states and inputs (no `dependencies`: on all of them).
+            if !sim.variables.states.is_empty() {
+                w.create_element("Derivatives").write_inner_content(|w| {
+                    for state in &sim.variables.states {
+                        unknown(w, state.derivative, None)?;
                     }
                     Ok(())
                 })?;
@@ -242,7 +272,7 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
                 w.create_element("InitialUnknowns")
                     .write_inner_content(|w| {
                         for (i, known) in &initial_unknowns {
-                            unknown(w, *i, known)?;
+                            unknown(w, *i, known.as_deref())?;
                         }
                         Ok(())
                     })?;
@@ -252,13 +282,28 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
     Ok(())
 }
 
-/// `<Unknown index="..." dependencies="..."/>` with 1-based indices into `<ModelVariables>`.
-fn unknown(w: &mut Writer<Vec<u8>>, index: usize, dependencies: &[usize]) -> io::Result<()> {
-    let list: Vec<String> = dependencies.iter().map(|d| (d + 1).to_string()).collect();
-    w.create_element("Unknown")
-        .with_attribute(("index", (index + 1).to_string().as_str()))
-        .with_attribute(("dependencies", list.join(" ").as_str()))
-        .write_empty()?;
+/// `<Unknown index="..." dependencies="..."/>` with 1-based indices into `<ModelVariables>`;
+/// without `dependencies` (`None`) the unknown depends on every known.
+fn unknown(
+    w: &mut Writer<Vec<u8>>,
+    index: usize,
+    dependencies: Option<&[usize]>,
+) -> io::Result<()> {
+    let index = (index + 1).to_string();
+    let element = w
+        .create_element("Unknown")
+        .with_attribute(("index", index.as_str()));
+    match dependencies {
+        Some(dependencies) => {
+            let list: Vec<String> = dependencies.iter().map(|d| (d + 1).to_string()).collect();
+            element
+                .with_attribute(("dependencies", list.join(" ").as_str()))
+                .write_empty()?;
+        }
+        None => {
+            element.write_empty()?;
+        }
+    }
     Ok(())
 }
 

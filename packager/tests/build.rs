@@ -154,6 +154,10 @@ struct Description {
     outputs: Vec<usize>,
     /// `dependencies` of each output, by output name.
     dependencies: BTreeMap<String, String>,
+    /// ModelStructure/Derivatives: the indices (1-based) of the state derivatives.
+    derivatives: Vec<usize>,
+    /// (index of a variable, index of the state it is the derivative of), both 1-based.
+    derivative_of: Vec<(usize, usize)>,
     fmi_version: String,
     guid: String,
 }
@@ -209,9 +213,20 @@ fn parse(xml: &str) -> Description {
                 let last = description.variables.last_mut().expect("in a variable");
                 last.3 = attributes.get("unit").cloned();
                 last.4 = attributes.contains_key("start");
+                if let Some(state) = attributes.get("derivative") {
+                    let index = description.variables.len();
+                    description
+                        .derivative_of
+                        .push((index, state.parse().expect("integer")));
+                }
             }
             "Unit" => description.units.push(attributes["name"].clone()),
-            "Outputs" | "InitialUnknowns" => section = name.clone(),
+            "Outputs" | "Derivatives" | "InitialUnknowns" => section = name.clone(),
+            "Unknown" if section == "Derivatives" => {
+                description
+                    .derivatives
+                    .push(attributes["index"].parse().expect("integer"));
+            }
             "Unknown" if section == "Outputs" => {
                 let index: usize = attributes["index"].parse().expect("integer");
                 description.outputs.push(index);
@@ -288,6 +303,19 @@ fn every_variable_of_the_table_is_described_once_with_consecutive_value_referenc
             description.outputs, outputs,
             "{shown}: ModelStructure/Outputs"
         );
+
+        // Model Exchange: one derivative per continuous state of the simulation, in the order of
+        // its states, each declaring its state.
+        let states = &sim.variables.states;
+        assert_eq!(states.len(), sim.continuous_state_count(), "{shown}");
+        let derivatives: Vec<usize> = states.iter().map(|s| s.derivative + 1).collect();
+        assert_eq!(description.derivatives, derivatives, "{shown}: Derivatives");
+        let mut declared: Vec<(usize, usize)> = states
+            .iter()
+            .map(|s| (s.derivative + 1, s.value + 1))
+            .collect();
+        declared.sort_unstable();
+        assert_eq!(description.derivative_of, declared, "{shown}: derivative=");
     }
     std::fs::remove_dir_all(&out).ok();
 }

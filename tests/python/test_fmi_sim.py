@@ -13,8 +13,8 @@ model, so the tolerance is 0). fmi-sim reads the outputs one fmi2GetReal call pe
 joint's angle used to move by an ulp at each read, which this test found on the four-bar
 (tests/tests/cut_joint_outputs.rs keeps the regression test).
 
-fmi-sim's Model Exchange mode cannot run these FMUs: they are Co-Simulation only (no
-<ModelExchange> in modelDescription.xml), and fmi-sim refuses before loading the library.
+fmi-sim's Model Exchange mode (forward Euler) runs them too: test_model_exchange.py checks its
+convergence to the Co-Simulation result.
 """
 
 import os
@@ -60,14 +60,3 @@ def test_fmi_sim_runs_the_fmu_like_fmu3d_simulate(fmus, reference, tmp_path, nam
     worst = assert_same_results(result, expected, outputs, rtol=RTOL, what=f"{name} (fmi-sim)")
     print(f"{name}: fmi-sim co-simulation, {STEPS} steps of 2^-7 s, "
           f"max |fmi-sim - fmu3d simulate| = {worst:.3g}")
-
-
-def test_fmi_sim_model_exchange_is_refused_for_a_co_simulation_fmu(fmus, tmp_path):
-    """What fmi-sim's Model Exchange mode does with these FMUs today: it reads the model
-    description, finds no <ModelExchange>, and stops with exit status 1 and no result."""
-    csv = tmp_path / "me.csv"
-    run = fmi_sim(fmus["pendulum"], csv, "model-exchange", "-f", "1.0")
-    print(run.stderr.strip())
-    assert run.returncode == 1
-    assert "Model type ModelExchange not supported by this FMU" in run.stderr
-    assert not csv.exists()

@@ -2,8 +2,8 @@
 fmi2Functions.h declares (the names parsed from the header, not from a list of ours), and refuses
 the FMU if one is missing, as a loader that fills one table of all 44 FMI 2.0 functions for both
 interface types does. Then, on a Co-Simulation instance, a Model Exchange function must answer
-fmi2Error and say through the logger why and what to call instead (fmu-runtime's
-fmi2/model_exchange.rs); the instance recovers with fmi2Reset."""
+fmi2Error and say through the logger why and what to call instead (its state mask,
+fmu-runtime's fmi2/state.rs); the instance recovers with fmi2Reset."""
 
 import ctypes
 from pathlib import Path
@@ -73,8 +73,9 @@ def test_a_strict_loader_binds_all_44_functions_and_model_exchange_refuses_polit
         assert messages, "fmi2EnterEventMode logged nothing"
         logged_status, category, text = messages[-1]
         assert (logged_status, category) == (FMI2_ERROR, "logStatusError")
-        assert text.startswith("fmi2EnterEventMode: this FMU is instantiated for Co-Simulation")
-        assert "<ModelExchange>" in text and "fmi2DoStep" in text, text
+        assert text.startswith("fmi2EnterEventMode is not allowed in state `instantiated`"), text
+        assert "made for Co-Simulation" in text and "fmi2ModelExchange" in text, text
+        assert "fmi2DoStep" in text, text
         # Refused like any call that returns fmi2Error: fmi2Reset makes the instance usable.
         assert loader["fmi2Reset"](c) == FMI2_OK
         assert loader["fmi2SetupExperiment"](c, 0, ctypes.c_double(0.0), ctypes.c_double(0.0), 0,

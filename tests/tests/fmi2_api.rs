@@ -478,9 +478,10 @@ fn model_exchange_functions() -> Vec<(&'static str, ModelExchangeCall)> {
 }
 
 /// The Model Exchange functions on a Co-Simulation instance, in every state: fmi2Error, no
-/// output written, and a message that names the function, says the FMU is Co-Simulation only
-/// and points to fmi2DoStep; the instance is in the error state (fmi2DoStep refused) until
-/// fmi2Reset. A pointer that is not an instance gets fmi2Error without a crash.
+/// output written, and a message that names the function, says the instance was made for
+/// Co-Simulation and points to fmi2ModelExchange and fmi2DoStep; the instance is in the error
+/// state (fmi2DoStep refused) until fmi2Reset. A pointer that is not an instance gets fmi2Error
+/// without a crash.
 #[test]
 fn model_exchange_functions_refuse_a_co_simulation_instance_with_a_message() {
     let resources = Resources::new("model-exchange", MODEL);
@@ -495,9 +496,9 @@ fn model_exchange_functions_refuse_a_co_simulation_instance_with_a_message() {
             assert!(untouched, "{name} in {state:?} wrote an output argument");
             let message = slave.last_error();
             assert!(
-                message.starts_with(&format!("{name}: "))
-                    && message.contains("Co-Simulation")
-                    && message.contains("<ModelExchange>")
+                message.starts_with(name)
+                    && message.contains("made for Co-Simulation")
+                    && message.contains("fmi2ModelExchange")
                     && message.contains("fmi2DoStep"),
                 "{name} in {state:?}: {message}"
             );
@@ -519,7 +520,7 @@ fn model_exchange_functions_refuse_a_co_simulation_instance_with_a_message() {
 }
 
 #[test]
-fn instantiation_refuses_a_wrong_guid_and_model_exchange() {
+fn instantiation_refuses_a_wrong_guid_and_an_unknown_interface() {
     let resources = Resources::new("guid", MODEL);
     let messages = Slave::try_new(&resources, c"{00000000-0000-0000-0000-000000000000}")
         .err()
@@ -533,10 +534,11 @@ fn instantiation_refuses_a_wrong_guid_and_model_exchange() {
 
     let log = std::sync::Mutex::new(Vec::new());
     let functions = fmu3d_tests::fmi2_host::callbacks(&log);
+    // An fmuType that is neither fmi2ModelExchange (0) nor fmi2CoSimulation (1).
     let c = unsafe {
         fmi2Instantiate(
             c"me".as_ptr(),
-            FMI2_MODEL_EXCHANGE,
+            2,
             resources.guid.as_ptr(),
             resources.uri.as_ptr(),
             &functions,
@@ -545,11 +547,10 @@ fn instantiation_refuses_a_wrong_guid_and_model_exchange() {
         )
     };
     assert!(c.is_null());
-    assert!(log
-        .lock()
-        .expect("log")
-        .iter()
-        .any(|m| m.text.contains("Co-Simulation")));
+    assert!(log.lock().expect("log").iter().any(|m| m
+        .text
+        .contains("fmuType 2 is not an FMI 2.0 interface type")
+        && m.text.contains("fmi2ModelExchange = 0")));
     // No callbacks at all: nothing to report with, so just no instance.
     let c = unsafe {
         fmi2Instantiate(

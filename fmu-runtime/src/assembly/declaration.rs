@@ -9,6 +9,7 @@
 //! | structural parameter | `calculatedParameter` | `fixed` | `calculated` | none |
 //! | input | `input` | `continuous` | (not allowed) | the start value |
 //! | output | `output` | `continuous` | `calculated` | none |
+//! | state or derivative no output reports | `local` | `continuous` | `calculated` | none |
 
 use super::super_objects::Assembly;
 use super::variables::{
@@ -52,6 +53,12 @@ pub fn declaration(table: &VariableTable, scene: &Scene, index: usize) -> Declar
         },
         (Causality::Output, _) => Declaration {
             causality: "output",
+            variability: "continuous",
+            initial: Some("calculated"),
+            start: false,
+        },
+        (Causality::Local, _) => Declaration {
+            causality: "local",
             variability: "continuous",
             initial: Some("calculated"),
             start: false,
@@ -100,7 +107,10 @@ pub fn dependencies(
         VariableKind::Parameter(_)
         | VariableKind::JointPosition(_)
         | VariableKind::JointSpeed(_)
-        | VariableKind::DriveInput(_) => Vec::new(),
+        | VariableKind::DriveInput(_)
+        | VariableKind::State(_) => Vec::new(),
+        // An acceleration: through the mass matrix, on every input.
+        VariableKind::StateDerivative(_) => inputs().map(|(i, _)| i).collect(),
         // The flange torque balances the accelerations, so it depends on every input; the
         // electrical power v·i on the motor's voltage input; the other drive outputs are states
         // (angles, speeds, the current) or functions of them alone.

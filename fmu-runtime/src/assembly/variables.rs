@@ -3,6 +3,8 @@
 //! FMU's modelDescription.xml are made from; a variable's value reference is its index.
 
 use super::collision::CollisionSet;
+use super::joint_model::TreeJointKind;
+use super::state::StateLayout;
 use super::super_objects::Assembly;
 use crate::model::units::Kind;
 use crate::model::{AxisMotion, DriveElement, DriveSource, FlangeMode, JointSpec, MotorVoltage};
@@ -13,6 +15,9 @@ pub enum Causality {
     Parameter,
     Input,
     Output,
+    /// Neither input nor output: a continuous state of Model Exchange, or its derivative, that
+    /// no output reports already.
+    Local,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +82,19 @@ pub enum VariableKind {
         drive: usize,
         quantity: DriveQuantity,
     },
+    /// Entry k of the DAE vector y: a continuous state of Model Exchange.
+    State(usize),
+    /// Entry k of ẏ: the derivative of [`VariableKind::State`] k.
+    StateDerivative(usize),
+}
+
+/// One continuous state of Model Exchange: the variables (indices in the table) that report it
+/// and its derivative. An output that reports exactly y_k (a joint's angle, speed) is the state
+/// itself; the others are [`Causality::Local`] variables of kind [`VariableKind::State`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContinuousState {
+    pub value: usize,
+    pub derivative: usize,
 }
 
 /// What a drive output reports.
@@ -138,6 +156,8 @@ pub struct Variable {
 #[derive(Debug, Clone, Default)]
 pub struct VariableTable {
     pub variables: Vec<Variable>,
+    /// The continuous states of Model Exchange, in the order of y ([`StateLayout`]).
+    pub states: Vec<ContinuousState>,
 }
 
 impl VariableTable {
@@ -266,7 +286,8 @@ impl VariableTable {
                 });
             }
         }
-        VariableTable { variables }
+        let states = continuous_states(&mut variables, scene, assembly);
+        VariableTable { variables, states }
     }
 
     pub fn outputs(&self) -> impl Iterator<Item = (usize, &Variable)> {
@@ -547,4 +568,193 @@ fn drive_variables(variables: &mut Vec<Variable>, index: usize, drive: &crate::m
             output(DriveQuantity::PartSpeed(part)),
         );
     }
+}
+
+/// The continuous states of Model Exchange (entries of y, [`StateLayout`]) with their
+/// derivatives, each as a variable of the table: the output that reports it when there is one
+/// (a one-axis joint's coordinate, speed and acceleration), else a new local variable. The
+/// names of the new ones: a free joint `J`'s `J.r_rel[i]`, `J.Q_rel[i]`, `J.v_rel[i]`,
+/// `J.w_rel[i]`; a drive `D`'s parts `D.part[k].phi` / `.w` (`.s` / `.v`), its motor current
+/// `D.motor.i`, its speed controller's integrator `D.controller.x`; a derivative `der(name)`.
+fn continuous_states(
+    variables: &mut Vec<Variable>,
+    scene: &Scene,
+    assembly: &Assembly,
+) -> Vec<ContinuousState> {
+    let layout = StateLayout::new(scene, assembly);
+    let n = layout.len();
+    let mut value: Vec<Option<usize>> = vec![None; n];
+    let mut derivative: Vec<Option<usize>> = vec![None; n];
+    // (name, description, unit) of each state.
+    let mut about: Vec<(String, String, Option<Kind>)> = vec![Default::default(); n];
+    for (index, variable) in variables.iter().enumerate() {
+        let states = |body: usize| layout.joints.get(body).copied().flatten();
+        match variable.kind {
+            VariableKind::JointPosition(body) => {
+                if let Some(s) = states(body) {
+                    value[s.q] = Some(index);
+                }
+            }
+            VariableKind::JointSpeed(body) => {
+                if let Some(s) = states(body) {
+                    value[s.v] = Some(index);
+                    derivative[s.q] = Some(index);
+                }
+            }
+            VariableKind::JointAcceleration(body) => {
+                if let Some(s) = states(body) {
+                    derivative[s.v] = Some(index);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (body, states) in layout.joints.iter().enumerate() {
+        let (Some(s), Some(joint)) = (states, &assembly.super_objects[body].joint) else {
+            continue;
+        };
+        let name = &joint.name;
+        if joint.kind == TreeJointKind::Free {
+            let frame = "relative to the joint's `from` frame";
+            let groups: [(usize, &str, usize, Option<Kind>, String); 4] = [
+                (
+                    s.q,
+                    "r_rel",
+                    3,
+                    Some(Kind::Length),
+                    format!("position of the body {frame}"),
+                ),
+                (
+                    s.q + 3,
+                    "Q_rel",
+                    4,
+                    None,
+                    format!("orientation quaternion of the body {frame} (Q[4] is the real part)"),
+                ),
+                (
+                    s.v,
+                    "v_rel",
+                    3,
+                    Some(Kind::Velocity),
+                    format!("velocity of the body {frame}, in the `from` frame"),
+                ),
+                (
+                    s.v + 3,
+                    "w_rel",
+                    3,
+                    Some(Kind::AngularVelocity),
+                    "angular velocity of the body in its own coordinates".to_string(),
+                ),
+            ];
+            for (first, symbol, count, unit, description) in groups {
+                for i in 0..count {
+                    about[first + i] = (
+                        format!("{name}.{symbol}[{}]", i + 1),
+                        description.clone(),
+                        unit,
+                    );
+                }
+            }
+        } else {
+            let axis = &scene.joints[joint.joint.0].spec.kind.axes()[joint.axis];
+            let (q_unit, v_unit) = match axis.motion {
+                AxisMotion::Turn => (Kind::Angle, Kind::AngularVelocity),
+                AxisMotion::Slide => (Kind::Length, Kind::Velocity),
+            };
+            about[s.q] = (
+                format!("{name}.{}", axis.names[0]),
+                "joint coordinate".into(),
+                Some(q_unit),
+            );
+            about[s.v] = (
+                format!("{name}.{}", axis.names[1]),
+                "joint speed".into(),
+                Some(v_unit),
+            );
+        }
+    }
+    for ((drive, _), states) in scene.drives.iter().zip(&layout.drives) {
+        let (position, speed) = if drive.translational {
+            (("s", Kind::Length), ("v", Kind::Velocity))
+        } else {
+            (("phi", Kind::Angle), ("w", Kind::AngularVelocity))
+        };
+        for (k, part) in states.parts.iter().enumerate() {
+            let prefix = format!("{}.part[{}]", drive.name, k + 1);
+            let description = format!("of drive part {} (counted from the source)", k + 1);
+            about[part.q] = (
+                format!("{prefix}.{}", position.0),
+                format!("position {description}"),
+                Some(position.1),
+            );
+            about[part.v] = (
+                format!("{prefix}.{}", speed.0),
+                format!("speed {description}"),
+                Some(speed.1),
+            );
+        }
+        if let Some(i) = states.current {
+            about[i] = (
+                format!("{}.motor.i", drive.name),
+                "armature current of the motor".into(),
+                Some(Kind::Current),
+            );
+        }
+        if let Some(i) = states.controller {
+            about[i] = (
+                format!("{}.controller.x", drive.name),
+                "integrator state of the speed controller".into(),
+                None,
+            );
+        }
+    }
+    let local = |variables: &mut Vec<Variable>, name: String, description: String, unit, kind| {
+        // A name the table already has (a user's object named like a joint's state) gets a
+        // suffix: names are unique in an FMU.
+        let mut unique = name.clone();
+        while variables.iter().any(|v| v.name == unique) {
+            unique.push('_');
+        }
+        variables.push(Variable {
+            name: unique,
+            description,
+            unit,
+            causality: Causality::Local,
+            variability: Variability::Continuous,
+            kind,
+            start: None,
+        });
+        variables.len() - 1
+    };
+    for k in 0..n {
+        if value[k].is_none() {
+            let (name, description, unit) = about[k].clone();
+            value[k] = Some(local(
+                variables,
+                name,
+                description,
+                unit,
+                VariableKind::State(k),
+            ));
+        }
+    }
+    (0..n)
+        .map(|k| {
+            let value = value[k].unwrap_or_default();
+            let derivative = derivative[k].unwrap_or_else(|| {
+                let state = &variables[value];
+                let name = format!("der({})", state.name);
+                let description = format!("time derivative of {}", state.name);
+                let unit = state.unit.and_then(Kind::per_second);
+                local(
+                    variables,
+                    name,
+                    description,
+                    unit,
+                    VariableKind::StateDerivative(k),
+                )
+            });
+            ContinuousState { value, derivative }
+        })
+        .collect()
 }

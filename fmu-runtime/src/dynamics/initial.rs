@@ -73,6 +73,20 @@ pub fn consistent_derivatives(
     ws: &mut Workspace,
     y: &[f64],
 ) -> Result<Vec<f64>, SingularMassMatrix> {
+    stabilised_derivatives(mechanism, inputs, ws, y, 0.0)
+}
+
+/// ẏ such that f(t, y, ẏ) = 0 and, with loops, g̈ + 2a·ġ + a²·g = 0 (Baumgarte's
+/// stabilisation with the critically damped rate `a` [1/s]: a drift of the closure, which no
+/// integrator of the explicit form avoids, decays like e^(−a·t) instead of growing). `a = 0`
+/// is [`consistent_derivatives`].
+pub fn stabilised_derivatives(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    rate: f64,
+) -> Result<Vec<f64>, SingularMassMatrix> {
     let n = mechanism.len();
     let (n_q, n_v) = (mechanism.layout.n_q, mechanism.layout.n_v);
     let m = mechanism.rows.len();
@@ -80,6 +94,11 @@ pub fn consistent_derivatives(
     let mut base = vec![0.0; n];
     residual(mechanism, inputs, ws, y, &yp, &mut base);
     let base_gdd: Vec<f64> = ws.rows.iter().map(|r| r.gdd).collect();
+    let feedback: Vec<f64> = ws
+        .rows
+        .iter()
+        .map(|r| 2.0 * rate * r.gd + rate * rate * r.g)
+        .collect();
     for i in 0..n_q {
         yp[i] = -base[i];
     }
@@ -114,7 +133,16 @@ pub fn consistent_derivatives(
     ws.contact_loads_frozen = false;
     let rhs = DVector::from_iterator(
         size,
-        base[n_q..n_q + n_v].iter().chain(&base_gdd).map(|b| -b),
+        base[n_q..n_q + n_v]
+            .iter()
+            .copied()
+            .chain(
+                base_gdd
+                    .iter()
+                    .zip(&feedback)
+                    .map(|(b, f)| if rate == 0.0 { *b } else { b + f }),
+            )
+            .map(|b| -b),
     );
     // Without unknowns (every joint prescribed) there is nothing to solve.
     let solution = if size == 0 {
@@ -330,43 +358,7 @@ pub fn assemble(
     }
     let mut ws = Workspace::new(mechanism);
     let mut scratch = vec![0.0; y.len()];
-
-    // Positions: Newton with minimum-norm least-squares steps and step halving.
-    let mut values = rows_at(mechanism, inputs, &mut ws, &y, &mut scratch);
-    let mut worst = max_abs(&values);
-    for _ in 0..NEWTON_ITERATIONS {
-        if worst.0 <= 1e-3 * ASSEMBLY_TOLERANCE {
-            break;
-        }
-        let g_full = velocity_jacobian(mechanism, inputs, &mut ws, &y, &mut scratch);
-        let g_free = DMatrix::from_fn(g_full.nrows(), free_q.len(), |i, j| {
-            g_full[(i, free_q[j].1)]
-        });
-        let rhs = DVector::from_iterator(values.len(), values.iter().map(|r| -r.g));
-        let step = least_squares(&g_free, &rhs);
-        let norm = |v: &[RowValue]| v.iter().map(|r| r.g * r.g).sum::<f64>();
-        let before = norm(&values);
-        let mut scale = 1.0;
-        let mut improved = false;
-        for _ in 0..12 {
-            let mut trial = y.clone();
-            for (j, &(q, _)) in free_q.iter().enumerate() {
-                trial[q] += scale * step[j];
-            }
-            let trial_values = rows_at(mechanism, inputs, &mut ws, &trial, &mut scratch);
-            if norm(&trial_values) < before {
-                y = trial;
-                values = trial_values;
-                improved = true;
-                break;
-            }
-            scale *= 0.5;
-        }
-        worst = max_abs(&values);
-        if !improved {
-            break;
-        }
-    }
+    let worst = close_positions(mechanism, inputs, &mut ws, &mut y, &free_q, &mut scratch);
     if worst.0 > ASSEMBLY_TOLERANCE || !worst.0.is_finite() {
         let row = &mechanism.rows[worst.1];
         let joint = mechanism.cuts[row.cut].name.clone();
@@ -390,14 +382,16 @@ pub fn assemble(
     let kept = independent_rows(&g_full);
     let g_kept = DMatrix::from_fn(kept.len(), n_v, |i, j| g_full[(kept[i], j)]);
 
-    // Speeds: the smallest change of the free speeds that makes G v + g⁽¹⁾ = 0.
-    let values = rows_at(mechanism, inputs, &mut ws, &y, &mut scratch);
-    let g_free = DMatrix::from_fn(kept.len(), free_v.len(), |i, j| g_kept[(i, free_v[j])]);
-    let rhs = DVector::from_iterator(kept.len(), kept.iter().map(|&i| -values[i].gd));
-    let step = least_squares(&g_free, &rhs);
-    for (j, &v) in free_v.iter().enumerate() {
-        y[n_q + v] += step[j];
-    }
+    close_speeds(
+        mechanism,
+        inputs,
+        &mut ws,
+        &mut y,
+        &g_kept,
+        &kept,
+        &free_v,
+        &mut scratch,
+    );
 
     let all: Vec<ConstraintRow> = std::mem::take(&mut mechanism.rows);
     for (i, row) in all.into_iter().enumerate() {
@@ -440,6 +434,128 @@ pub fn assemble(
         });
     }
     Ok(y)
+}
+
+/// Newton's method with minimum-norm least-squares steps and step halving on the coordinates
+/// `free_q` ((index in y, index in v) pairs) until g(q) = 0; returns the largest remaining
+/// |g| and its row.
+fn close_positions(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &mut Vec<f64>,
+    free_q: &[(usize, usize)],
+    scratch: &mut [f64],
+) -> (f64, usize) {
+    let mut values = rows_at(mechanism, inputs, ws, y, scratch);
+    let mut worst = max_abs(&values);
+    for _ in 0..NEWTON_ITERATIONS {
+        if worst.0 <= 1e-3 * ASSEMBLY_TOLERANCE {
+            break;
+        }
+        let g_full = velocity_jacobian(mechanism, inputs, ws, y, scratch);
+        let g_free = DMatrix::from_fn(g_full.nrows(), free_q.len(), |i, j| {
+            g_full[(i, free_q[j].1)]
+        });
+        let rhs = DVector::from_iterator(values.len(), values.iter().map(|r| -r.g));
+        let step = least_squares(&g_free, &rhs);
+        let norm = |v: &[RowValue]| v.iter().map(|r| r.g * r.g).sum::<f64>();
+        let before = norm(&values);
+        let mut scale = 1.0;
+        let mut improved = false;
+        for _ in 0..12 {
+            let mut trial = y.clone();
+            for (j, &(q, _)) in free_q.iter().enumerate() {
+                trial[q] += scale * step[j];
+            }
+            let trial_values = rows_at(mechanism, inputs, ws, &trial, scratch);
+            if norm(&trial_values) < before {
+                *y = trial;
+                values = trial_values;
+                improved = true;
+                break;
+            }
+            scale *= 0.5;
+        }
+        worst = max_abs(&values);
+        if !improved {
+            break;
+        }
+    }
+    worst
+}
+
+/// The smallest change of the speeds `free_v` (indices in v) that makes G v + g⁽¹⁾ = 0 on the
+/// rows `rows` (`g_rows`: G's rows for them).
+#[allow(clippy::too_many_arguments)]
+fn close_speeds(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &mut [f64],
+    g_rows: &DMatrix<f64>,
+    rows: &[usize],
+    free_v: &[usize],
+    scratch: &mut [f64],
+) {
+    let n_q = mechanism.layout.n_q;
+    let values = rows_at(mechanism, inputs, ws, y, scratch);
+    let g_free = DMatrix::from_fn(rows.len(), free_v.len(), |i, j| g_rows[(i, free_v[j])]);
+    let rhs = DVector::from_iterator(rows.len(), rows.iter().map(|&i| -values[i].gd));
+    let step = least_squares(&g_free, &rhs);
+    for (j, &v) in free_v.iter().enumerate() {
+        y[n_q + v] += step[j];
+    }
+}
+
+/// The closure of the loops at `y`: the largest |g| (m, or the sine of an angle) and |ġ|
+/// (m/s, rad/s) over the rows kept. Zeros without loops.
+pub fn closure_drift(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+) -> (f64, f64) {
+    if mechanism.rows.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mut scratch = vec![0.0; y.len()];
+    let values = rows_at(mechanism, inputs, ws, y, &mut scratch);
+    values.iter().fold((0.0, 0.0), |(g, gd), r| {
+        (f64::max(g, r.g.abs()), f64::max(gd, r.gd.abs()))
+    })
+}
+
+/// Moves `y` back onto the constraint manifold of the loops (coordinate projection): the
+/// smallest change of every coordinate of a one-axis joint that closes g(q) = 0 (Newton, as at
+/// the start), then the smallest change of their speeds that closes G v + g⁽¹⁾ = 0. The
+/// coordinates of a loop are all free here (the start values the user fixed hold at the start
+/// only). Returns the closure residual left.
+pub fn project_onto_loops(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &mut Vec<f64>,
+) -> f64 {
+    if mechanism.rows.is_empty() {
+        return 0.0;
+    }
+    let n_q = mechanism.layout.n_q;
+    let scalar: Vec<(usize, usize)> = mechanism
+        .bodies
+        .iter()
+        .filter_map(|body| body.joint.as_ref())
+        .filter(|joint| !matches!(joint.motion, TreeJointKind::Free))
+        .filter_map(|joint| joint.states)
+        .map(|s| (s.q, s.v - n_q))
+        .collect();
+    let mut scratch = vec![0.0; y.len()];
+    let (worst, _) = close_positions(mechanism, inputs, ws, y, &scalar, &mut scratch);
+    let g = velocity_jacobian(mechanism, inputs, ws, y, &mut scratch);
+    let rows: Vec<usize> = (0..mechanism.rows.len()).collect();
+    let speeds: Vec<usize> = scalar.iter().map(|&(_, v)| v).collect();
+    close_speeds(mechanism, inputs, ws, y, &g, &rows, &speeds, &mut scratch);
+    worst
 }
 
 #[cfg(test)]

@@ -18,8 +18,8 @@ pub use crate::assembly::JointStart;
 pub use drive::{Coupling, Drive, DrivePart};
 pub use exact_sum::ExactSum;
 pub use initial::{
-    assemble, consistent_derivatives, AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE,
-    RANK_TOLERANCE,
+    assemble, closure_drift, consistent_derivatives, project_onto_loops, stabilised_derivatives,
+    AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE, RANK_TOLERANCE,
 };
 pub use jacobian::Branches;
 #[cfg(test)]

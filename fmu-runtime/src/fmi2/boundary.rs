@@ -79,9 +79,10 @@ pub unsafe fn call(
     let instance = &mut component.instance;
     if !mask.contains(instance.state) {
         let message = format!(
-            "{function} is not allowed in state `{}`; it is allowed in: {}",
+            "{function} is not allowed in state `{}`; it is allowed in: {}{}",
             instance.state.name(),
-            mask.describe()
+            mask.describe(),
+            mask.interface_hint(instance.interface)
         );
         return fail(instance, Fmi2Status::Error, &message);
     }

@@ -3,7 +3,7 @@
 
 use super::boundary::{self, call, slice, slice_mut, string, Component};
 use super::fmu_state::{self, FmuState};
-use super::instance::Instance;
+use super::instance::{Instance, Interface};
 use super::logger::{Category, Logger};
 use super::state;
 use super::types::*;
@@ -12,7 +12,7 @@ use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Logs an fmi2 call with its arguments under `logCalls`.
-fn log_call(instance: &Instance, text: impl FnOnce() -> String) {
+pub(super) fn log_call(instance: &Instance, text: impl FnOnce() -> String) {
     if instance.logger.is_enabled(Category::Calls) {
         instance
             .logger
@@ -107,17 +107,22 @@ pub unsafe extern "C" fn fmi2Instantiate(
             if name.is_empty() {
                 return Err("instanceName is empty".to_string());
             }
-            if fmu_type != FMI2_CO_SIMULATION {
-                return Err(format!(
-                    "fmuType {fmu_type} is not supported: this FMU implements Co-Simulation \
-                     (fmi2CoSimulation = {FMI2_CO_SIMULATION}) only"
-                ));
-            }
+            let interface = match fmu_type {
+                FMI2_MODEL_EXCHANGE => Interface::ModelExchange,
+                FMI2_CO_SIMULATION => Interface::CoSimulation,
+                _ => {
+                    return Err(format!(
+                        "fmuType {fmu_type} is not an FMI 2.0 interface type: this FMU \
+                         implements Model Exchange (fmi2ModelExchange = {FMI2_MODEL_EXCHANGE}) \
+                         and Co-Simulation (fmi2CoSimulation = {FMI2_CO_SIMULATION})"
+                    ))
+                }
+            };
             // SAFETY: as above.
             let guid = unsafe { string(fmu_guid, "fmuGUID") }?;
             // SAFETY: as above; a null location is allowed (the library finds its own folder).
             let location = unsafe { string(fmu_resource_location, "fmuResourceLocation") }.ok();
-            Instance::new(logger, guid, location)
+            Instance::new(logger, guid, location, interface)
         })();
         match made {
             Ok(instance) => {

@@ -11,7 +11,8 @@ use crate::fmu::{self, MODEL_FILE};
 use crate::model;
 use crate::model::units::{self, OutOfRange};
 use crate::simulation::{
-    Simulation, SimulationError, SimulationOptions, Snapshot, MAX_OUTPUT_DERIVATIVE_ORDER,
+    DiscreteUpdate, Simulation, SimulationError, SimulationOptions, Snapshot,
+    MAX_OUTPUT_DERIVATIVE_ORDER,
 };
 use std::path::{Path, PathBuf};
 
@@ -38,9 +39,19 @@ pub struct InstanceState {
     pub simulation: Option<Snapshot>,
 }
 
+/// The FMI interface an instance was made for (`fmuType` of `fmi2Instantiate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interface {
+    /// The importer integrates: it sets time and states and reads derivatives.
+    ModelExchange,
+    /// The FMU integrates between communication points (`fmi2DoStep`).
+    CoSimulation,
+}
+
 pub struct Instance {
     pub logger: Logger,
     pub state: ModelState,
+    pub interface: Interface,
     /// The model file as read from the FMU, and where (for messages).
     source: String,
     model_path: PathBuf,
@@ -72,6 +83,7 @@ impl Instance {
         logger: Logger,
         guid: &str,
         resource_location: Option<&str>,
+        interface: Interface,
     ) -> Result<Instance, CallError> {
         let model_path = find_model(&logger, resource_location)?;
         let source = std::fs::read_to_string(&model_path)
@@ -97,11 +109,15 @@ impl Instance {
             pose_outputs,
             ..SimulationOptions::default()
         };
-        let simulation = Simulation::new(spec, options).map_err(|e| e.to_string())?;
+        let mut simulation = Simulation::new(spec, options).map_err(|e| e.to_string())?;
+        if interface == Interface::ModelExchange {
+            simulation.enter_model_exchange();
+        }
         let parameters = vec![None; simulation.scene.parameters.len()];
         Ok(Instance {
             logger,
             state: ModelState::Instantiated,
+            interface,
             source,
             model_path,
             guid: expected,
@@ -203,6 +219,9 @@ impl Instance {
                 .set_input(index, value)
                 .map_err(|e| e.to_string())?;
         }
+        if self.interface == Interface::ModelExchange {
+            simulation.enter_model_exchange();
+        }
         self.simulation = simulation;
         self.stale = false;
         Ok(())
@@ -217,7 +236,11 @@ impl Instance {
     pub fn exit_initialization_mode(&mut self) -> Result<Fmi2Status, CallError> {
         self.ensure_current()?;
         self.last_successful_time = self.simulation.time();
-        self.state = ModelState::StepComplete;
+        self.state = match self.interface {
+            Interface::CoSimulation => ModelState::StepComplete,
+            // FMI 2.0.4 §3.2.3: initialization ends in event mode.
+            Interface::ModelExchange => ModelState::EventMode,
+        };
         Ok(Fmi2Status::Ok)
     }
 
@@ -235,8 +258,14 @@ impl Instance {
             start_time: spec.experiment.start_time,
             stop_time: None,
         };
-        self.simulation =
-            Simulation::new(spec, SimulationOptions::default()).map_err(|e| e.to_string())?;
+        let options = SimulationOptions {
+            pose_outputs: self.pose_outputs,
+            ..SimulationOptions::default()
+        };
+        self.simulation = Simulation::new(spec, options).map_err(|e| e.to_string())?;
+        if self.interface == Interface::ModelExchange {
+            self.simulation.enter_model_exchange();
+        }
         self.parameters = vec![None; self.parameters.len()];
         self.last_successful_time = self.setup.start_time;
         self.stale = false;
@@ -497,6 +526,99 @@ impl Instance {
                 self.simulation.diagnosis()
             )),
         }
+    }
+
+    /// `nx` of a Model Exchange call against the model's number of continuous states.
+    fn check_state_count(&self, nx: usize, argument: &str) -> Result<(), CallError> {
+        let count = self.simulation.continuous_state_count();
+        if nx == count {
+            Ok(())
+        } else {
+            Err(format!(
+                "{argument} = {nx}, but this model has {count} continuous states \
+                 (numberOfContinuousStates: the <Derivatives> of modelDescription.xml)"
+            ))
+        }
+    }
+
+    pub fn set_time(&mut self, t: f64) -> Result<Fmi2Status, CallError> {
+        self.simulation.set_time(t).map_err(|e| e.to_string())?;
+        Ok(Fmi2Status::Ok)
+    }
+
+    pub fn set_continuous_states(&mut self, x: &[f64]) -> Result<Fmi2Status, CallError> {
+        self.check_state_count(x.len(), "nx")?;
+        self.simulation
+            .set_continuous_states(x)
+            .map_err(|e| e.to_string())?;
+        Ok(Fmi2Status::Ok)
+    }
+
+    pub fn get_continuous_states(&mut self, x: &mut [f64]) -> Result<Fmi2Status, CallError> {
+        self.check_state_count(x.len(), "nx")?;
+        x.copy_from_slice(self.simulation.continuous_states());
+        Ok(Fmi2Status::Ok)
+    }
+
+    /// Every state's nominal value is 1: coordinates, speeds and currents of a size near 1 in
+    /// SI units, the unit quaternions exactly.
+    pub fn get_nominals(&mut self, nominals: &mut [f64]) -> Result<Fmi2Status, CallError> {
+        self.check_state_count(nominals.len(), "nx")?;
+        nominals.fill(1.0);
+        Ok(Fmi2Status::Ok)
+    }
+
+    pub fn get_derivatives(&mut self, derivatives: &mut [f64]) -> Result<Fmi2Status, CallError> {
+        self.check_state_count(derivatives.len(), "nx")?;
+        let t = self.simulation.time();
+        let values = self
+            .simulation
+            .derivatives()
+            .map_err(|e| format!("the derivatives cannot be evaluated at t = {t} s: {e}"))?;
+        derivatives.copy_from_slice(values);
+        Ok(Fmi2Status::Ok)
+    }
+
+    pub fn get_event_indicators(
+        &mut self,
+        indicators: &mut [f64],
+    ) -> Result<Fmi2Status, CallError> {
+        let count = self.simulation.event_indicator_count();
+        if indicators.len() != count {
+            return Err(format!(
+                "ni = {}, but this model has {count} event indicators \
+                 (numberOfEventIndicators in modelDescription.xml)",
+                indicators.len()
+            ));
+        }
+        self.simulation
+            .event_indicators(indicators)
+            .map_err(|e| e.to_string())?;
+        Ok(Fmi2Status::Ok)
+    }
+
+    pub fn enter_event_mode(&mut self) -> Result<Fmi2Status, CallError> {
+        self.state = ModelState::EventMode;
+        Ok(Fmi2Status::Ok)
+    }
+
+    /// `fmi2NewDiscreteStates`: one update settles everything (no event iteration is needed,
+    /// and no time event is ever announced).
+    pub fn new_discrete_states(&mut self) -> Result<DiscreteUpdate, CallError> {
+        self.simulation
+            .update_discrete_states()
+            .map_err(|e| e.to_string())
+    }
+
+    pub fn enter_continuous_time_mode(&mut self) -> Result<Fmi2Status, CallError> {
+        self.state = ModelState::ContinuousTimeMode;
+        Ok(Fmi2Status::Ok)
+    }
+
+    /// `fmi2CompletedIntegratorStep`: whether the importer must enter event mode now.
+    pub fn completed_integrator_step(&mut self) -> bool {
+        self.last_successful_time = self.simulation.time();
+        self.simulation.step_completed()
     }
 
     pub fn last_successful_time(&self) -> f64 {

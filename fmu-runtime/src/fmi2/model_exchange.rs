@@ -1,44 +1,31 @@
-//! The ten Model Exchange functions of FMI 2.0. This FMU is Co-Simulation only: its
-//! modelDescription.xml declares `<CoSimulation>` and no `<ModelExchange>`, and
-//! `fmi2Instantiate` refuses `fmi2ModelExchange`. The functions are exported all the same so that
-//! the library carries every function of `fmi2Functions.h`: an importer that binds them all from
-//! one table, whatever the interface type, loads it.
+//! The ten Model Exchange functions of FMI 2.0 (specification §3.2): the importer's integrator
+//! sets the time and the continuous states, reads the derivatives and the event indicators,
+//! and calls the event update where an indicator changed sign or a completed step asked for it.
+//! What the functions compute is [`crate::simulation::Simulation`]'s explicit form (see
+//! `simulation/model_exchange.rs`); here the arguments are checked and the state machine moved.
 //!
-//! FMI 2.0.4, §2.3 (FMU Distribution): "The implementation must either implement all the
-//! functions of FMI for Model Exchange or all the functions of FMI for Co-Simulation or both.
-//! Specifically it is required that all functions specified for Model Exchange and/or
-//! Co-Simulation are present, even if they are only needed for capabilities that the FMU does
-//! not support. The behavior of those functions is unspecified, so while calling environments
-//! can rely on the functions being present, they cannot rely on any particular behavior for
-//! functions only needed for capabilities the FMU does not support." The letter of the rule asks
-//! a Co-Simulation FMU for the common and Co-Simulation functions only; FMI 3.0.1 later required
-//! every function of the header, and loaders written that way bind the Model Exchange names too.
-//!
-//! Each function goes through [`super::boundary::call`] like those of [`super::exports`]: a pointer that
-//! is not a live instance gets `fmi2Error` and nothing else; a live instance gets `fmi2Error`,
-//! a logged message that says what to do instead, and the error state (as any refused call).
-//! No argument besides the instance is read.
+//! Each function goes through [`super::boundary::call`] like those of [`super::exports`]: a
+//! pointer that is not a live instance gets `fmi2Error`; the function's state mask
+//! ([`super::state`]) refuses a call in another state (every call of a Co-Simulation instance:
+//! its states are not those of Model Exchange) before any argument is read; arrays are checked
+//! (null, alignment, length against the model's counts) before anything is written.
 
-use super::boundary::call;
+use super::boundary::{call, slice, slice_mut};
+use super::exports::log_call;
+use super::instance::{Instance, Interface};
 use super::state;
 use super::types::*;
 
-/// Why a Model Exchange call cannot work on this FMU, and what to call instead.
-pub const CO_SIMULATION_ONLY: &str = "this FMU is instantiated for Co-Simulation: its \
-     modelDescription.xml declares only <CoSimulation>, no <ModelExchange>, so the Model Exchange \
-     functions are not available; use the co-simulation functions (fmi2DoStep advances the time \
-     and integrates the model, fmi2GetReal reads the outputs)";
-
-/// Refuses a Model Exchange call on the instance `c`.
-///
-/// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`.
-unsafe fn co_simulation_only(c: Fmi2Component, function: &'static str) -> Fmi2Status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        call(c, function, state::MODEL_EXCHANGE, |_| {
-            Err(CO_SIMULATION_ONLY.to_string())
-        })
+/// Says which interface the instance has when a Model Exchange function meets a Co-Simulation
+/// instance; the state mask has refused it already, this names the cause.
+fn model_exchange_only(instance: &Instance, function: &str) -> Result<(), String> {
+    match instance.interface {
+        Interface::ModelExchange => Ok(()),
+        Interface::CoSimulation => Err(format!(
+            "{function} is a Model Exchange function, and this instance was made for \
+             Co-Simulation (fmuType fmi2CoSimulation); instantiate with fmi2ModelExchange, or \
+             use fmi2DoStep"
+        )),
     }
 }
 
@@ -47,18 +34,56 @@ unsafe fn co_simulation_only(c: Fmi2Component, function: &'static str) -> Fmi2St
 #[no_mangle]
 pub unsafe extern "C" fn fmi2EnterEventMode(c: Fmi2Component) -> Fmi2Status {
     // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2EnterEventMode") }
+    unsafe {
+        call(
+            c,
+            "fmi2EnterEventMode",
+            state::ENTER_EVENT_MODE,
+            |instance| {
+                log_call(instance, || "fmi2EnterEventMode".into());
+                instance.enter_event_mode()
+            },
+        )
+    }
 }
 
 /// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`; `event_info` is not read.
+/// `c` must be null or an instance from `fmi2Instantiate`; `event_info` must be null or point
+/// to an `fmi2EventInfo`.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2NewDiscreteStates(
     c: Fmi2Component,
-    _event_info: *mut Fmi2EventInfo,
+    event_info: *mut Fmi2EventInfo,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2NewDiscreteStates") }
+    // SAFETY: by the host's contract; the pointer checked in the body.
+    unsafe {
+        call(
+            c,
+            "fmi2NewDiscreteStates",
+            state::NEW_DISCRETE_STATES,
+            |instance| {
+                let [info] = slice_mut(event_info, 1, "fmi2EventInfo")? else {
+                    return Err("fmi2EventInfo is not one element".into());
+                };
+                let update = instance.new_discrete_states()?;
+                log_call(instance, || {
+                    format!(
+                        "fmi2NewDiscreteStates: states changed: {}",
+                        update.states_changed
+                    )
+                });
+                *info = Fmi2EventInfo {
+                    new_discrete_states_needed: FMI2_FALSE,
+                    terminate_simulation: FMI2_FALSE,
+                    nominals_of_continuous_states_changed: FMI2_FALSE,
+                    values_of_continuous_states_changed: Fmi2Boolean::from(update.states_changed),
+                    next_event_time_defined: FMI2_FALSE,
+                    next_event_time: 0.0,
+                };
+                Ok(Fmi2Status::Ok)
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -66,86 +91,175 @@ pub unsafe extern "C" fn fmi2NewDiscreteStates(
 #[no_mangle]
 pub unsafe extern "C" fn fmi2EnterContinuousTimeMode(c: Fmi2Component) -> Fmi2Status {
     // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2EnterContinuousTimeMode") }
+    unsafe {
+        call(
+            c,
+            "fmi2EnterContinuousTimeMode",
+            state::ENTER_CONTINUOUS_TIME_MODE,
+            |instance| {
+                log_call(instance, || "fmi2EnterContinuousTimeMode".into());
+                instance.enter_continuous_time_mode()
+            },
+        )
+    }
 }
 
 /// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`; the flags are not written.
+/// `c` must be null or an instance from `fmi2Instantiate`; the two flags must be null or point
+/// to an `fmi2Boolean` each.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
     c: Fmi2Component,
     _no_set_fmu_state_prior_to_current_point: Fmi2Boolean,
-    _enter_event_mode: *mut Fmi2Boolean,
-    _terminate_simulation: *mut Fmi2Boolean,
+    enter_event_mode: *mut Fmi2Boolean,
+    terminate_simulation: *mut Fmi2Boolean,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2CompletedIntegratorStep") }
+    // SAFETY: by the host's contract; the pointers checked in the body.
+    unsafe {
+        call(
+            c,
+            "fmi2CompletedIntegratorStep",
+            state::COMPLETED_INTEGRATOR_STEP,
+            |instance| {
+                let [enter] = slice_mut(enter_event_mode, 1, "enterEventMode")? else {
+                    return Err("enterEventMode is not one element".into());
+                };
+                let [terminate] = slice_mut(terminate_simulation, 1, "terminateSimulation")? else {
+                    return Err("terminateSimulation is not one element".into());
+                };
+                let event = instance.completed_integrator_step();
+                log_call(instance, || {
+                    format!("fmi2CompletedIntegratorStep: enter event mode: {event}")
+                });
+                *enter = Fmi2Boolean::from(event);
+                *terminate = FMI2_FALSE;
+                Ok(Fmi2Status::Ok)
+            },
+        )
+    }
 }
 
 /// # Safety
 /// `c` must be null or an instance from `fmi2Instantiate`.
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetTime(c: Fmi2Component, _time: Fmi2Real) -> Fmi2Status {
+pub unsafe extern "C" fn fmi2SetTime(c: Fmi2Component, time: Fmi2Real) -> Fmi2Status {
     // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2SetTime") }
+    unsafe {
+        call(c, "fmi2SetTime", state::SET_TIME, |instance| {
+            log_call(instance, || format!("fmi2SetTime: {time}"));
+            instance.set_time(time)
+        })
+    }
 }
 
 /// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`; `x` is not read.
+/// `c` must be null or an instance from `fmi2Instantiate`; `x` must point to `nx` elements.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetContinuousStates(
     c: Fmi2Component,
-    _x: *const Fmi2Real,
-    _nx: usize,
+    x: *const Fmi2Real,
+    nx: usize,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2SetContinuousStates") }
+    // SAFETY: by the host's contract; the array checked in the body.
+    unsafe {
+        call(
+            c,
+            "fmi2SetContinuousStates",
+            state::SET_CONTINUOUS_STATES,
+            |instance| {
+                let x = slice(x, nx, "x[]")?;
+                instance.set_continuous_states(x)
+            },
+        )
+    }
 }
 
 /// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`; `derivatives` is not written.
+/// `c` must be null or an instance from `fmi2Instantiate`; `derivatives` must point to `nx`
+/// elements.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetDerivatives(
     c: Fmi2Component,
-    _derivatives: *mut Fmi2Real,
-    _nx: usize,
+    derivatives: *mut Fmi2Real,
+    nx: usize,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2GetDerivatives") }
+    // SAFETY: by the host's contract; the array checked in the body.
+    unsafe {
+        call(c, "fmi2GetDerivatives", state::GET_CONTINUOUS, |instance| {
+            model_exchange_only(instance, "fmi2GetDerivatives")?;
+            let derivatives = slice_mut(derivatives, nx, "derivatives[]")?;
+            instance.get_derivatives(derivatives)
+        })
+    }
 }
 
 /// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`; `event_indicators` is not written.
+/// `c` must be null or an instance from `fmi2Instantiate`; `event_indicators` must point to
+/// `ni` elements.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetEventIndicators(
     c: Fmi2Component,
-    _event_indicators: *mut Fmi2Real,
-    _ni: usize,
+    event_indicators: *mut Fmi2Real,
+    ni: usize,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2GetEventIndicators") }
+    // SAFETY: by the host's contract; the array checked in the body.
+    unsafe {
+        call(
+            c,
+            "fmi2GetEventIndicators",
+            state::GET_CONTINUOUS,
+            |instance| {
+                model_exchange_only(instance, "fmi2GetEventIndicators")?;
+                let indicators = slice_mut(event_indicators, ni, "eventIndicators[]")?;
+                instance.get_event_indicators(indicators)
+            },
+        )
+    }
 }
 
 /// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`; `x` is not written.
+/// `c` must be null or an instance from `fmi2Instantiate`; `x` must point to `nx` elements.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetContinuousStates(
     c: Fmi2Component,
-    _x: *mut Fmi2Real,
-    _nx: usize,
+    x: *mut Fmi2Real,
+    nx: usize,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2GetContinuousStates") }
+    // SAFETY: by the host's contract; the array checked in the body.
+    unsafe {
+        call(
+            c,
+            "fmi2GetContinuousStates",
+            state::GET_CONTINUOUS,
+            |instance| {
+                model_exchange_only(instance, "fmi2GetContinuousStates")?;
+                let x = slice_mut(x, nx, "x[]")?;
+                instance.get_continuous_states(x)
+            },
+        )
+    }
 }
 
 /// # Safety
-/// `c` must be null or an instance from `fmi2Instantiate`; `x_nominal` is not written.
+/// `c` must be null or an instance from `fmi2Instantiate`; `x_nominal` must point to `nx`
+/// elements.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
     c: Fmi2Component,
-    _x_nominal: *mut Fmi2Real,
-    _nx: usize,
+    x_nominal: *mut Fmi2Real,
+    nx: usize,
 ) -> Fmi2Status {
-    // SAFETY: by the host's contract.
-    unsafe { co_simulation_only(c, "fmi2GetNominalsOfContinuousStates") }
+    // SAFETY: by the host's contract; the array checked in the body.
+    unsafe {
+        call(
+            c,
+            "fmi2GetNominalsOfContinuousStates",
+            state::GET_NOMINALS,
+            |instance| {
+                model_exchange_only(instance, "fmi2GetNominalsOfContinuousStates")?;
+                let nominals = slice_mut(x_nominal, nx, "x_nominal[]")?;
+                instance.get_nominals(nominals)
+            },
+        )
+    }
 }

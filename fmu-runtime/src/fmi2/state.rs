@@ -1,5 +1,11 @@
-//! The FMI 2.0 Co-Simulation state machine (specification §4.2.4) as bit masks: each function
-//! declares the states it may be called in, checked before it does any work.
+//! The FMI 2.0 state machines of Co-Simulation (specification §4.2.4) and Model Exchange
+//! (§3.2.3) as bit masks: each function declares the states it may be called in, checked before
+//! it does any work. The two share the states up to initialization and after termination; a
+//! Co-Simulation instance then steps (step complete, in progress, failed, canceled), a Model
+//! Exchange instance alternates between event mode and continuous-time mode, so a function of
+//! one interface is refused by its mask in every state of the other.
+
+use super::instance::Interface;
 
 /// One state of an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +20,8 @@ pub enum ModelState {
     Terminated = 1 << 6,
     Error = 1 << 7,
     Fatal = 1 << 8,
+    EventMode = 1 << 9,
+    ContinuousTimeMode = 1 << 10,
 }
 
 impl ModelState {
@@ -28,10 +36,12 @@ impl ModelState {
             ModelState::Terminated => "terminated",
             ModelState::Error => "error",
             ModelState::Fatal => "fatal",
+            ModelState::EventMode => "event mode",
+            ModelState::ContinuousTimeMode => "continuous-time mode",
         }
     }
 
-    pub const ALL: [ModelState; 9] = [
+    pub const ALL: [ModelState; 11] = [
         ModelState::Instantiated,
         ModelState::InitializationMode,
         ModelState::StepComplete,
@@ -41,6 +51,8 @@ impl ModelState {
         ModelState::Terminated,
         ModelState::Error,
         ModelState::Fatal,
+        ModelState::EventMode,
+        ModelState::ContinuousTimeMode,
     ];
 }
 
@@ -61,6 +73,32 @@ impl Mask {
 
     pub fn contains(self, state: ModelState) -> bool {
         self.0 & state as u32 != 0
+    }
+
+    /// Why a function of one interface is refused in every state of an instance of the other,
+    /// for the message: empty when the mask has states of the instance's interface.
+    pub fn interface_hint(self, interface: Interface) -> &'static str {
+        let stepping = Mask::of(&[StepComplete, StepInProgress, StepFailed, StepCanceled]);
+        let modes = Mask::of(&[EventMode, ContinuousTimeMode]);
+        let (own, other) = match interface {
+            Interface::CoSimulation => (stepping, modes),
+            Interface::ModelExchange => (modes, stepping),
+        };
+        if self.0 & own.0 != 0 || self.0 & other.0 == 0 {
+            return "";
+        }
+        match interface {
+            Interface::CoSimulation => {
+                " (a Model Exchange function: this instance was made for Co-Simulation, fmuType \
+                 fmi2CoSimulation; instantiate with fmi2ModelExchange to use it, or advance with \
+                 fmi2DoStep)"
+            }
+            Interface::ModelExchange => {
+                " (a Co-Simulation function: this instance was made for Model Exchange, fmuType \
+                 fmi2ModelExchange; instantiate with fmi2CoSimulation to use it, or integrate \
+                 with fmi2SetTime, fmi2SetContinuousStates and fmi2GetDerivatives)"
+            }
+        }
     }
 
     /// The states of the mask, for messages.
@@ -90,12 +128,20 @@ pub const ANY: Mask = Mask::of(&[
     StepCanceled,
     Terminated,
     Error,
+    EventMode,
+    ContinuousTimeMode,
 ]);
 pub const SET_DEBUG_LOGGING: Mask = ANY;
 pub const SETUP_EXPERIMENT: Mask = Mask::of(&[Instantiated]);
 pub const ENTER_INITIALIZATION_MODE: Mask = Mask::of(&[Instantiated]);
 pub const EXIT_INITIALIZATION_MODE: Mask = Mask::of(&[InitializationMode]);
-pub const TERMINATE: Mask = Mask::of(&[StepComplete, StepFailed, StepCanceled]);
+pub const TERMINATE: Mask = Mask::of(&[
+    StepComplete,
+    StepFailed,
+    StepCanceled,
+    EventMode,
+    ContinuousTimeMode,
+]);
 pub const RESET: Mask = ANY;
 /// Readable after an error too, for diagnostics (FMI 2.0.4's state table); the values are
 /// those of the last instant the simulation reached.
@@ -106,8 +152,16 @@ pub const GET_VALUES: Mask = Mask::of(&[
     StepCanceled,
     Terminated,
     Error,
+    EventMode,
+    ContinuousTimeMode,
 ]);
-pub const SET_REAL: Mask = Mask::of(&[Instantiated, InitializationMode, StepComplete]);
+pub const SET_REAL: Mask = Mask::of(&[
+    Instantiated,
+    InitializationMode,
+    StepComplete,
+    EventMode,
+    ContinuousTimeMode,
+]);
 pub const SET_OTHER: Mask = SET_REAL;
 pub const GET_FMU_STATE: Mask = ANY;
 pub const SET_FMU_STATE: Mask = ANY;
@@ -121,6 +175,20 @@ pub const GET_REAL_OUTPUT_DERIVATIVES: Mask =
 pub const DO_STEP: Mask = Mask::of(&[StepComplete]);
 pub const CANCEL_STEP: Mask = Mask::of(&[StepInProgress]);
 pub const GET_STATUS: Mask = Mask::of(&[StepComplete, StepInProgress, StepFailed, Terminated]);
-/// The Model Exchange functions reach their body in every state but fatal, so that each call
-/// is answered with why it cannot work here (model_exchange.rs), not with a state table.
-pub const MODEL_EXCHANGE: Mask = ANY;
+// Model Exchange (FMI 2.0.4 §3.2.3).
+pub const SET_TIME: Mask = Mask::of(&[EventMode, ContinuousTimeMode]);
+pub const SET_CONTINUOUS_STATES: Mask = Mask::of(&[ContinuousTimeMode]);
+pub const ENTER_EVENT_MODE: Mask = Mask::of(&[EventMode, ContinuousTimeMode]);
+pub const NEW_DISCRETE_STATES: Mask = Mask::of(&[EventMode]);
+pub const ENTER_CONTINUOUS_TIME_MODE: Mask = Mask::of(&[EventMode]);
+pub const COMPLETED_INTEGRATOR_STEP: Mask = Mask::of(&[ContinuousTimeMode]);
+/// The derivatives, event indicators and states: readable in both modes and, for diagnostics,
+/// after termination or an error.
+pub const GET_CONTINUOUS: Mask = Mask::of(&[EventMode, ContinuousTimeMode, Terminated, Error]);
+pub const GET_NOMINALS: Mask = Mask::of(&[
+    Instantiated,
+    EventMode,
+    ContinuousTimeMode,
+    Terminated,
+    Error,
+]);

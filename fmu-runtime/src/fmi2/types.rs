@@ -52,8 +52,8 @@ pub const FMI2_PENDING_STATUS: Fmi2StatusKind = 1;
 pub const FMI2_LAST_SUCCESSFUL_TIME: Fmi2StatusKind = 2;
 pub const FMI2_TERMINATED: Fmi2StatusKind = 3;
 
-/// `fmi2EventInfo`, filled by `fmi2NewDiscreteStates` in Model Exchange (never by this FMU:
-/// see [`super::model_exchange`]).
+/// `fmi2EventInfo`, filled by `fmi2NewDiscreteStates` in Model Exchange
+/// ([`super::model_exchange`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct Fmi2EventInfo {

@@ -925,6 +925,21 @@ impl<S: DaeSystem> Ida<S> {
         Ok(())
     }
 
+    /// Makes `t`, `y`, `yp` the solution that [`Ida::t`], [`Ida::y`] and [`Ida::yp`] report,
+    /// without telling IDA: for FMI Model Exchange, where the importer's integrator moves the
+    /// states and this one only holds them. Continuing with [`Ida::solve_toward`] afterwards
+    /// needs [`Ida::reinit`] first.
+    pub fn overwrite_solution(&mut self, t: f64, y: &[f64], yp: &[f64]) -> Result<(), IdaError> {
+        const CALL: &str = "Ida::overwrite_solution";
+        check_len(CALL, "y", y.len(), self.n)?;
+        check_len(CALL, "yp", yp.len(), self.n)?;
+        check_finite(CALL, "t", t)?;
+        self.y.as_mut_slice()?.copy_from_slice(y);
+        self.yp.as_mut_slice()?.copy_from_slice(yp);
+        self.t = t;
+        Ok(())
+    }
+
     /// Makes the initial conditions consistent (`IDACalcIC`); [`Ida::y`]/[`Ida::yp`] hold the
     /// corrected values afterwards. `tout1` is the first output time (only its direction and
     /// distance from the current time are used, to scale the search).

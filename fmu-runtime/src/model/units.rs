@@ -90,6 +90,18 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind of the time derivative of a quantity of this kind, where one is defined (a
+    /// length's is a velocity); `None` for the others.
+    pub fn per_second(self) -> Option<Kind> {
+        match self {
+            Kind::Length => Some(Kind::Velocity),
+            Kind::Angle => Some(Kind::AngularVelocity),
+            Kind::Velocity => Some(Kind::Acceleration),
+            Kind::AngularVelocity => Some(Kind::AngularAcceleration),
+            _ => None,
+        }
+    }
+
     /// The name with its indefinite article ("an angle", "a length").
     pub fn with_article(self) -> String {
         let name = self.name();

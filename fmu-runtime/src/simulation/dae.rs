@@ -40,7 +40,9 @@ impl MechanismDae {
                 | VariableKind::JointReaction { .. }
                 | VariableKind::Contact { .. }
                 | VariableKind::CutJointPosition(..)
-                | VariableKind::CutJointSpeed(..) => {}
+                | VariableKind::CutJointSpeed(..)
+                | VariableKind::State(_)
+                | VariableKind::StateDerivative(_) => {}
             }
         }
     }

@@ -62,6 +62,7 @@ impl Simulation {
         };
         let changed = !signal.same_function_from(&before, t);
         self.inputs_changed |= changed;
+        self.derivatives_stale |= self.model_exchange && changed;
         Ok(())
     }
 
@@ -93,6 +94,7 @@ impl Simulation {
         signal.derivatives[order - 1] = value;
         let changed = !signal.same_function_from(&before, t);
         self.inputs_changed |= changed;
+        self.derivatives_stale |= self.model_exchange && changed;
         Ok(())
     }
 

@@ -7,6 +7,7 @@
 //! - [`stepping`]: advancing in time, events, restarts, snapshots;
 //! - [`outputs`]: the variables' values and output derivatives;
 //! - [`inputs`]: input signals set by the importer;
+//! - [`model_exchange`]: the explicit form for FMI Model Exchange (the importer integrates);
 //! - [`overlaps`]: shapes that start inside each other, for the error message.
 
 use crate::assembly::{
@@ -31,12 +32,14 @@ use std::path::Path;
 
 mod dae;
 mod inputs;
+mod model_exchange;
 mod outputs;
 mod overlaps;
 mod stepping;
 
 use dae::MechanismDae;
 pub use inputs::InputSignal;
+pub use model_exchange::{DiscreteUpdate, LOOP_STABILISATION_RATE};
 pub use outputs::{cut_joint_coordinates, modelica_quaternion, modelica_quaternion_derivative};
 use overlaps::{overlaps, start_overlap_message, Overlap};
 
@@ -194,6 +197,10 @@ pub struct Simulation {
     horizon: Option<f64>,
     /// Built with [`SimulationOptions::pose_outputs`].
     pose_outputs: bool,
+    /// Serving Model Exchange ([`Simulation::enter_model_exchange`]).
+    model_exchange: bool,
+    /// Model Exchange: the time, states or inputs were set since ẋ was computed.
+    derivatives_stale: bool,
 }
 
 /// Everything needed to put a simulation back to an earlier instant, bit for bit.
@@ -415,6 +422,8 @@ impl Simulation {
             interpolated_outputs: 0,
             horizon: None,
             pose_outputs: options.pose_outputs,
+            model_exchange: false,
+            derivatives_stale: false,
         })
     }
 

@@ -110,6 +110,11 @@ impl Simulation {
     /// current inputs first, so that outputs that depend on inputs directly follow them without
     /// a step.
     pub(super) fn refresh_workspace(&mut self) {
+        if self.model_exchange {
+            // A failure is reported by the call that asks for the derivatives; the values read
+            // meanwhile are those of the last derivatives found.
+            let _ = self.settle_derivatives();
+        }
         let t = self.ida.t();
         let (y, yp, dae) = self.ida.state_and_system_mut();
         let inputs_changed = dae.signals.iter().any(|(s, _)| s.jumped);
@@ -201,6 +206,8 @@ impl Simulation {
         };
         match kind {
             VariableKind::Parameter(i) => self.scene.parameters[i].value,
+            VariableKind::State(k) => y[k],
+            VariableKind::StateDerivative(k) => yp[k],
             VariableKind::CutJointPosition(index, axis) => {
                 let cut = &self.assembly.cut_joints[index];
                 match cut.kind.axes().get(axis) {
@@ -439,7 +446,12 @@ impl Simulation {
             | VariableKind::JointReaction { .. }
             | VariableKind::Contact { .. }
             | VariableKind::DriveInput(_)
-            | VariableKind::Drive { .. } => None,
+            | VariableKind::Drive { .. }
+            | VariableKind::StateDerivative(_) => None,
+            VariableKind::State(k) => {
+                let yp = self.consistent_yp.as_deref().unwrap_or(self.ida.yp());
+                Some(yp[k])
+            }
         }
     }
 }

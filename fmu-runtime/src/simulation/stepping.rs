@@ -232,8 +232,14 @@ impl Simulation {
 
     /// Captures the current instant. The integrator is restarted here, so that continuing from
     /// this simulation and continuing from the snapshot restored later follow the same steps.
+    /// In Model Exchange the instant is captured as it is (the importer's integrator owns the
+    /// steps, and an event update is the importer's to call).
     pub fn snapshot(&mut self) -> Result<Snapshot, SimulationError> {
-        self.restart()?;
+        if self.model_exchange {
+            self.settle_derivatives()?;
+        } else {
+            self.restart()?;
+        }
         Ok(Snapshot {
             t: self.ida.t(),
             y: self.ida.y().to_vec(),
@@ -295,6 +301,7 @@ impl Simulation {
         self.restart_pending = false;
         self.restarts += 1;
         self.horizon = None;
+        self.derivatives_stale = self.model_exchange;
         Ok(())
     }
 }
