@@ -76,6 +76,36 @@ pub fn consistent_derivatives(
     stabilised_derivatives(mechanism, inputs, ws, y, 0.0)
 }
 
+/// The explicit form's ẏ for Model Exchange: [`stabilised_derivatives`], computed for a tree of
+/// rigid bodies in O(n) by the articulated-body algorithm ([`super::articulated`]): one
+/// evaluation at v̇ = 0 gives f2's constant part c, the algorithm M⁻¹·(−c), a last evaluation
+/// fills the workspace for that ẏ.
+pub fn explicit_derivatives(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+    rate: f64,
+) -> Result<Vec<f64>, SingularMassMatrix> {
+    if !super::articulated::applies(mechanism) {
+        return stabilised_derivatives(mechanism, inputs, ws, y, rate);
+    }
+    let n = mechanism.len();
+    let (n_q, n_v) = (mechanism.layout.n_q, mechanism.layout.n_v);
+    let mut yp = vec![0.0; n];
+    let mut base = vec![0.0; n];
+    residual(mechanism, inputs, ws, y, &yp, &mut base);
+    for i in 0..n_q {
+        yp[i] = -base[i];
+    }
+    let forces: Vec<f64> = base[n_q..n_q + n_v].iter().map(|c| -c).collect();
+    let accelerations =
+        super::articulated::solve(mechanism, ws, &forces).ok_or(SingularMassMatrix)?;
+    yp[n_q..n_q + n_v].copy_from_slice(&accelerations);
+    residual(mechanism, inputs, ws, y, &yp, &mut base);
+    Ok(yp)
+}
+
 /// ẏ such that f(t, y, ẏ) = 0 and, with loops, g̈ + 2a·ġ + a²·g = 0 (Baumgarte's
 /// stabilisation with the critically damped rate `a` [1/s]: a drift of the closure, which no
 /// integrator of the explicit form avoids, decays like e^(−a·t) instead of growing). `a = 0`

@@ -2,6 +2,7 @@
 //! inverse-dynamics pass, O(n) in the number of bodies; consistent start derivatives; the
 //! evaluation of output frames at communication points.
 
+mod articulated;
 pub mod contacts;
 mod drive;
 mod exact_sum;
@@ -18,8 +19,8 @@ pub use crate::assembly::JointStart;
 pub use drive::{Coupling, Drive, DrivePart};
 pub use exact_sum::ExactSum;
 pub use initial::{
-    assemble, closure_drift, consistent_derivatives, project_onto_loops, stabilised_derivatives,
-    AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE, RANK_TOLERANCE,
+    assemble, closure_drift, consistent_derivatives, explicit_derivatives, project_onto_loops,
+    stabilised_derivatives, AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE, RANK_TOLERANCE,
 };
 pub use jacobian::Branches;
 #[cfg(test)]

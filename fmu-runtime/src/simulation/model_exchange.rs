@@ -5,7 +5,9 @@
 //! of the loop multipliers (λ_int, μ_int) are not states here. ẋ is the explicit form of the
 //! DAE: q̇ from the joints' kinematics (a free body's quaternion rate carries the same
 //! norm-restoring term as in the DAE), v̇ from the mass-matrix equations with the loop
-//! constraints on acceleration level. The closure of a loop drifts in any explicit integration;
+//! constraints on acceleration level: for a tree of rigid bodies in O(n) by the articulated-body
+//! algorithm ([`crate::dynamics::explicit_derivatives`]), with loops or drive trains by the
+//! solve of the Co-Simulation start (n_v + 1 evaluations and an LU of the unknowns). The closure of a loop drifts in any explicit integration;
 //! here it is held by two means:
 //!
 //! - **Baumgarte's stabilisation** in ẋ: the acceleration rows are g̈ + 2a·ġ + a²·g = 0 with
@@ -26,7 +28,7 @@
 
 use super::*;
 use crate::assembly::StateLayout;
-use crate::dynamics::{closure_drift, project_onto_loops, stabilised_derivatives};
+use crate::dynamics::{closure_drift, explicit_derivatives, project_onto_loops};
 
 /// Baumgarte's rate [1/s] for the loop closure in the explicit form: a closure error decays
 /// like e^(−a·t), critically damped. Fast against the motions of the shipped mechanisms
@@ -219,7 +221,7 @@ impl Simulation {
         let n = self.state_count();
         let dae = self.ida.system_mut();
         dae.apply_inputs(t);
-        let mut yp = stabilised_derivatives(
+        let mut yp = explicit_derivatives(
             &dae.mechanism,
             &dae.inputs,
             &mut dae.workspace,
