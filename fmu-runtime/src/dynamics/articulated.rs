@@ -20,7 +20,7 @@
 use super::mechanism::Mechanism;
 use super::residual::Workspace;
 use crate::assembly::TreeJointKind;
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, Vector3, Vector6};
+use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 
 /// Whether [`solve`] serves this mechanism: a tree (no loop rows) of joints alone (no drive
 /// states).
@@ -52,13 +52,16 @@ fn spatial_inertia(mass: f64, c: &Vector3<f64>, inertia: &Matrix3<f64>) -> Matri
     out
 }
 
-/// The motion subspace of body k's joint (6 × dof, world axes about the origin) and the index
-/// of its first speed in v; `None` for a locked (motion-driven) joint or the world.
-fn motion_subspace(
-    mechanism: &Mechanism,
-    ws: &Workspace,
-    k: usize,
-) -> Option<(DMatrix<f64>, usize)> {
+/// A joint's motion subspace S (6 × dof, world axes about the origin): one column for a
+/// revolute or prismatic joint, six for a free joint.
+enum Subspace {
+    One(Vector6<f64>),
+    Six(Matrix6<f64>),
+}
+
+/// The motion subspace of body k's joint and the index of its first speed in v; `None` for a
+/// locked (motion-driven) joint or the world.
+fn motion_subspace(mechanism: &Mechanism, ws: &Workspace, k: usize) -> Option<(Subspace, usize)> {
     let body = &mechanism.bodies[k];
     let joint = body.joint.as_ref()?;
     let states = joint.states?;
@@ -68,31 +71,46 @@ fn motion_subspace(
     let s = match joint.motion {
         TreeJointKind::Revolute { .. } => {
             let moment = motion.r.cross(&axis);
-            DMatrix::from_column_slice(
-                6,
-                1,
-                &[axis.x, axis.y, axis.z, moment.x, moment.y, moment.z],
-            )
+            Subspace::One(Vector6::new(
+                axis.x, axis.y, axis.z, moment.x, moment.y, moment.z,
+            ))
         }
         TreeJointKind::Prismatic { .. } => {
-            DMatrix::from_column_slice(6, 1, &[0.0, 0.0, 0.0, axis.x, axis.y, axis.z])
+            Subspace::One(Vector6::new(0.0, 0.0, 0.0, axis.x, axis.y, axis.z))
         }
         TreeJointKind::Free => {
             let parent = &ws.motion[body.parent];
             let rotation_a = parent.rotation * joint.frame_a.rotation.to_rotation_matrix().matrix();
-            let mut s = DMatrix::zeros(6, 6);
+            let mut s = Matrix6::zeros();
             for i in 0..3 {
-                let translation = rotation_a.column(i).into_owned();
                 let turn = motion.rotation.column(i).into_owned();
-                let moment = motion.r.cross(&turn);
-                s.fixed_view_mut::<3, 1>(3, i).copy_from(&translation);
+                s.fixed_view_mut::<3, 1>(3, i)
+                    .copy_from(&rotation_a.column(i));
                 s.fixed_view_mut::<3, 1>(0, 3 + i).copy_from(&turn);
-                s.fixed_view_mut::<3, 1>(3, 3 + i).copy_from(&moment);
+                s.fixed_view_mut::<3, 1>(3, 3 + i)
+                    .copy_from(&motion.r.cross(&turn));
             }
-            s
+            Subspace::Six(s)
         }
     };
     Some((s, v))
+}
+
+/// What the pass from the leaves keeps of a joint for the pass from the root: S, U = I^A·S,
+/// D⁻¹ = (Sᵀ·U)⁻¹, u = b − Sᵀ·p^A.
+enum Articulated {
+    One {
+        s: Vector6<f64>,
+        u_matrix: Vector6<f64>,
+        d_inverse: f64,
+        u: f64,
+    },
+    Six {
+        s: Matrix6<f64>,
+        u_matrix: Matrix6<f64>,
+        d_inverse: Matrix6<f64>,
+        u: Vector6<f64>,
+    },
 }
 
 /// M⁻¹·b: the speeds' derivatives of the tree (indices 0..n_v of v) under the generalized
@@ -110,37 +128,51 @@ pub fn solve(mechanism: &Mechanism, ws: &Workspace, b: &[f64]) -> Option<Vec<f64
             inertia[k] = spatial_inertia(body.mass, &c, &i_c);
         }
     }
-    // Per body with states: its subspace S, U = I^A·S, D⁻¹, u = b − Sᵀ·p^A, first speed.
-    type Joint = (
-        DMatrix<f64>,
-        DMatrix<f64>,
-        DMatrix<f64>,
-        DVector<f64>,
-        usize,
-    );
-    let mut joints: Vec<Option<Joint>> = vec![None; n];
+    let mut joints: Vec<Option<(Articulated, usize)>> = (0..n).map(|_| None).collect();
     for k in (1..n).rev() {
-        let parent = mechanism.bodies[k].parent;
         let (passed_inertia, passed_bias) = match motion_subspace(mechanism, ws, k) {
-            Some((s, v)) => {
-                let dof = s.ncols();
-                let articulated = DMatrix::from_column_slice(6, 6, inertia[k].as_slice());
-                let u_matrix = &articulated * &s;
-                let d = s.transpose() * &u_matrix;
-                let d_inverse = d.try_inverse()?;
-                let p = DVector::from_column_slice(bias[k].as_slice());
-                let forces = DVector::from_iterator(dof, (0..dof).map(|i| b[v + i]));
-                let u = forces - s.transpose() * &p;
-                let reduced = &articulated - &u_matrix * &d_inverse * u_matrix.transpose();
-                let passed = p + &u_matrix * &d_inverse * &u;
-                joints[k] = Some((s, u_matrix, d_inverse, u, v));
-                (
-                    Matrix6::from_column_slice(reduced.as_slice()),
-                    Vector6::from_column_slice(passed.as_slice()),
-                )
+            Some((Subspace::One(s), v)) => {
+                let u_matrix = inertia[k] * s;
+                let d = s.dot(&u_matrix);
+                if !(d.abs() > 0.0) {
+                    return None;
+                }
+                let d_inverse = 1.0 / d;
+                let u = b[v] - s.dot(&bias[k]);
+                let passed_inertia = inertia[k] - u_matrix * u_matrix.transpose() * d_inverse;
+                let passed_bias = bias[k] + u_matrix * (d_inverse * u);
+                joints[k] = Some((
+                    Articulated::One {
+                        s,
+                        u_matrix,
+                        d_inverse,
+                        u,
+                    },
+                    v,
+                ));
+                (passed_inertia, passed_bias)
+            }
+            Some((Subspace::Six(s), v)) => {
+                let u_matrix = inertia[k] * s;
+                let d_inverse = (s.transpose() * u_matrix).try_inverse()?;
+                let forces = Vector6::from_column_slice(&b[v..v + 6]);
+                let u = forces - s.transpose() * bias[k];
+                let passed_inertia = inertia[k] - u_matrix * d_inverse * u_matrix.transpose();
+                let passed_bias = bias[k] + u_matrix * (d_inverse * u);
+                joints[k] = Some((
+                    Articulated::Six {
+                        s,
+                        u_matrix,
+                        d_inverse,
+                        u,
+                    },
+                    v,
+                ));
+                (passed_inertia, passed_bias)
             }
             None => (inertia[k], bias[k]),
         };
+        let parent = mechanism.bodies[k].parent;
         if parent != 0 {
             inertia[parent] += passed_inertia;
             bias[parent] += passed_bias;
@@ -149,15 +181,36 @@ pub fn solve(mechanism: &Mechanism, ws: &Workspace, b: &[f64]) -> Option<Vec<f64
     let mut accelerations: Vec<Vector6<f64>> = vec![Vector6::zeros(); n];
     let mut vd = vec![0.0; mechanism.layout.n_v];
     for k in 1..n {
-        let a_parent = accelerations[mechanism.bodies[k].parent];
-        accelerations[k] = a_parent;
-        if let Some((s, u_matrix, d_inverse, u, v)) = &joints[k] {
-            let a = DVector::from_column_slice(a_parent.as_slice());
-            let x = d_inverse * (u - u_matrix.transpose() * &a);
-            let a_k = a + s * &x;
-            accelerations[k] = Vector6::from_column_slice(a_k.as_slice());
-            vd[*v..*v + x.len()].copy_from_slice(x.as_slice());
-        }
+        let a = accelerations[mechanism.bodies[k].parent];
+        accelerations[k] = match &joints[k] {
+            Some((
+                Articulated::One {
+                    s,
+                    u_matrix,
+                    d_inverse,
+                    u,
+                },
+                v,
+            )) => {
+                let x = d_inverse * (u - u_matrix.dot(&a));
+                vd[*v] = x;
+                a + s * x
+            }
+            Some((
+                Articulated::Six {
+                    s,
+                    u_matrix,
+                    d_inverse,
+                    u,
+                },
+                v,
+            )) => {
+                let x = d_inverse * (u - u_matrix.transpose() * a);
+                vd[*v..*v + 6].copy_from_slice(x.as_slice());
+                a + s * x
+            }
+            None => a,
+        };
     }
     vd.iter().all(|x| x.is_finite()).then_some(vd)
 }
