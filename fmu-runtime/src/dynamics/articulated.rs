@@ -53,7 +53,9 @@ fn spatial_inertia(mass: f64, c: &Vector3<f64>, inertia: &Matrix3<f64>) -> Matri
 }
 
 /// A joint's motion subspace S (6 × dof, world axes about the origin): one column for a
-/// revolute or prismatic joint, six for a free joint.
+/// revolute or prismatic joint, six for a free joint. (Unboxed: boxing the larger variant would
+/// allocate per free body and evaluation.)
+#[allow(clippy::large_enum_variant)]
 enum Subspace {
     One(Vector6<f64>),
     Six(Matrix6<f64>),
@@ -97,7 +99,8 @@ fn motion_subspace(mechanism: &Mechanism, ws: &Workspace, k: usize) -> Option<(S
 }
 
 /// What the pass from the leaves keeps of a joint for the pass from the root: S, U = I^A·S,
-/// D⁻¹ = (Sᵀ·U)⁻¹, u = b − Sᵀ·p^A.
+/// D⁻¹ = (Sᵀ·U)⁻¹, u = b − Sᵀ·p^A. (Unboxed, as [`Subspace`].)
+#[allow(clippy::large_enum_variant)]
 enum Articulated {
     One {
         s: Vector6<f64>,
