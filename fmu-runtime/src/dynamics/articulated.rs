@@ -137,7 +137,7 @@ pub fn solve(mechanism: &Mechanism, ws: &Workspace, b: &[f64]) -> Option<Vec<f64
             Some((Subspace::One(s), v)) => {
                 let u_matrix = inertia[k] * s;
                 let d = s.dot(&u_matrix);
-                if !(d.abs() > 0.0) {
+                if d == 0.0 || d.is_nan() {
                     return None;
                 }
                 let d_inverse = 1.0 / d;
