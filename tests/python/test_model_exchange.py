@@ -155,6 +155,22 @@ def test_the_rolling_ball_follows_the_closed_form_of_sliding_then_rolling(runs):
     assert errors[0] < 1e-4 and errors[1] < 2e-3 and errors[2] < 5e-3
 
 
+def test_static_friction_holds_the_block_on_the_ramp(fmus):
+    """Below the friction angle a block stays where it was put: a stick event (the slip speed
+    falling below the stick speed) anchors the contact, which only Model Exchange's event update
+    can do (the regularized friction alone lets it creep down at a speed of the order of v_small).
+    The closed form of test_physics.py: no travel along the slope beyond the elastic offset."""
+    result = fmpy.simulate_fmu(str(fmus["block_on_ramp"]), fmi_type="ModelExchange",
+                               relative_tolerance=1e-8, stop_time=2.0, output_interval=0.01)
+    theta = math.radians(15)
+    along = ((result["block.r[1]"] - result["block.r[1]"][0]) * -math.cos(theta)
+             + (result["block.r[2]"] - result["block.r[2]"][0]) * -math.sin(theta))
+    travel = float(np.max(np.abs(along)))
+    print(f"block on the ramp at 15 deg, Model Exchange: travel along the slope at most "
+          f"{travel:.2e} m in 2 s ({(len(result) - 201) // 2} events)")
+    assert travel < 2e-5
+
+
 def fmi_sim_model_exchange(fmu, csv, interval, stop):
     """fmi-sim's Model Exchange mode: forward Euler with the step `interval`, an output row per
     step (and two at each event)."""

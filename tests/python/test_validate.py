@@ -85,7 +85,9 @@ def test_fmpy_reads_the_default_experiment_of_the_model(fmus, name):
     assert float(experiment.tolerance) == pytest.approx(expected["tolerance"], rel=1e-12)
     assert description.fmiVersion == "2.0"
     assert description.coSimulation is not None
-    assert description.modelExchange is None
+    assert description.modelExchange is not None
+    assert (description.modelExchange.modelIdentifier
+            == description.coSimulation.modelIdentifier)
 
 
 @pytest.mark.parametrize("name", MODELS)

@@ -347,6 +347,14 @@ impl Instance {
                         ));
                     }
                 }
+                (Causality::Local, _) => {
+                    return Err(format!(
+                        "`{}` (value reference {vr}) is a continuous state or a state \
+                         derivative, computed by the FMU, and cannot be set; in Model Exchange \
+                         set the states with fmi2SetContinuousStates",
+                        variable.name
+                    ))
+                }
                 _ => {
                     return Err(format!(
                         "`{}` is an output (value reference {vr}) and cannot be set",
