@@ -97,6 +97,19 @@ impl Resources {
     }
 }
 
+/// An `fmi2EventInfo` whose every field holds a value `fmi2NewDiscreteStates` never writes (7,
+/// −1), to see whether a call wrote it.
+pub fn unwritten_event_info() -> Fmi2EventInfo {
+    Fmi2EventInfo {
+        new_discrete_states_needed: 7,
+        terminate_simulation: 7,
+        nominals_of_continuous_states_changed: 7,
+        values_of_continuous_states_changed: 7,
+        next_event_time_defined: 7,
+        next_event_time: -1.0,
+    }
+}
+
 /// An instance with its log; freed on drop.
 pub struct Slave {
     pub c: Fmi2Component,

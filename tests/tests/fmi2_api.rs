@@ -2,7 +2,7 @@
 //! against the table of the FMI 2.0 specification written out here), argument errors, physics
 //! through the flanges, FMU-state rollback and serialization, threads.
 
-use fmu3d_tests::fmi2_host::{value_reference, Resources, Slave};
+use fmu3d_tests::fmi2_host::{unwritten_event_info, value_reference, Resources, Slave};
 use fmu_runtime::fmi2::exports::*;
 use fmu_runtime::fmi2::model_exchange::*;
 use fmu_runtime::fmi2::types::*;
@@ -434,14 +434,7 @@ fn model_exchange_functions() -> Vec<(&'static str, ModelExchangeCall)> {
             (unsafe { fmi2EnterEventMode(c) }, true)
         }),
         ("fmi2NewDiscreteStates", |c| {
-            let mut info = Fmi2EventInfo {
-                new_discrete_states_needed: 7,
-                terminate_simulation: 7,
-                nominals_of_continuous_states_changed: 7,
-                values_of_continuous_states_changed: 7,
-                next_event_time_defined: 7,
-                next_event_time: -1.0,
-            };
+            let mut info = unwritten_event_info();
             let status = unsafe { fmi2NewDiscreteStates(c, &mut info) };
             (
                 status,

@@ -3,7 +3,7 @@
 //! of motion, a four-bar integrated by an explicit integrator (the loop held closed by the
 //! projection events it asks for, and the motion of Co-Simulation), and an FMU state restored.
 
-use fmu3d_tests::fmi2_host::{value_reference, Resources, Slave};
+use fmu3d_tests::fmi2_host::{unwritten_event_info, value_reference, Resources, Slave};
 use fmu_runtime::fmi2::exports::*;
 use fmu_runtime::fmi2::model_exchange::*;
 use fmu_runtime::fmi2::types::*;
@@ -66,14 +66,7 @@ fn derivatives(slave: &Slave, n: usize) -> (Fmi2Status, Vec<f64>) {
 }
 
 fn event_update(slave: &Slave) -> (Fmi2Status, Fmi2EventInfo) {
-    let mut info = Fmi2EventInfo {
-        new_discrete_states_needed: 7,
-        terminate_simulation: 7,
-        nominals_of_continuous_states_changed: 7,
-        values_of_continuous_states_changed: 7,
-        next_event_time_defined: 7,
-        next_event_time: -1.0,
-    };
+    let mut info = unwritten_event_info();
     // SAFETY: a live instance and an event info.
     let status = unsafe { fmi2NewDiscreteStates(slave.c, &mut info) };
     (status, info)

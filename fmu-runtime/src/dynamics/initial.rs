@@ -76,6 +76,24 @@ pub fn consistent_derivatives(
     stabilised_derivatives(mechanism, inputs, ws, y, 0.0)
 }
 
+/// The residual at v̇ = 0 (`base`: f2's constant part c in the speed rows) and ẏ with q̇ from
+/// it (f1 has the identity in front of q̇) and zeros elsewhere.
+fn at_rest(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &mut Workspace,
+    y: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let n = mechanism.len();
+    let mut yp = vec![0.0; n];
+    let mut base = vec![0.0; n];
+    residual(mechanism, inputs, ws, y, &yp, &mut base);
+    for i in 0..mechanism.layout.n_q {
+        yp[i] = -base[i];
+    }
+    (yp, base)
+}
+
 /// The explicit form's ẏ for Model Exchange: [`stabilised_derivatives`], computed for a tree of
 /// rigid bodies in O(n) by the articulated-body algorithm ([`super::articulated`]): one
 /// evaluation at v̇ = 0 gives f2's constant part c, the algorithm M⁻¹·(−c), a last evaluation
@@ -90,14 +108,8 @@ pub fn explicit_derivatives(
     if !super::articulated::applies(mechanism) {
         return stabilised_derivatives(mechanism, inputs, ws, y, rate);
     }
-    let n = mechanism.len();
     let (n_q, n_v) = (mechanism.layout.n_q, mechanism.layout.n_v);
-    let mut yp = vec![0.0; n];
-    let mut base = vec![0.0; n];
-    residual(mechanism, inputs, ws, y, &yp, &mut base);
-    for i in 0..n_q {
-        yp[i] = -base[i];
-    }
+    let (mut yp, mut base) = at_rest(mechanism, inputs, ws, y);
     let forces: Vec<f64> = base[n_q..n_q + n_v].iter().map(|c| -c).collect();
     let accelerations =
         super::articulated::solve(mechanism, ws, &forces).ok_or(SingularMassMatrix)?;
@@ -120,18 +132,13 @@ pub fn stabilised_derivatives(
     let n = mechanism.len();
     let (n_q, n_v) = (mechanism.layout.n_q, mechanism.layout.n_v);
     let m = mechanism.rows.len();
-    let mut yp = vec![0.0; n];
-    let mut base = vec![0.0; n];
-    residual(mechanism, inputs, ws, y, &yp, &mut base);
+    let (mut yp, base) = at_rest(mechanism, inputs, ws, y);
     let base_gdd: Vec<f64> = ws.rows.iter().map(|r| r.gdd).collect();
     let feedback: Vec<f64> = ws
         .rows
         .iter()
         .map(|r| 2.0 * rate * r.gd + rate * rate * r.g)
         .collect();
-    for i in 0..n_q {
-        yp[i] = -base[i];
-    }
     // Unknowns z = [v̇; λ̇_int]; equations [f2; g̈], both linear in z.
     let size = n_v + m;
     if let Some(groups) = velocity_groups(mechanism) {
