@@ -1,5 +1,6 @@
-//! The accelerations of a tree in O(n): the articulated-body algorithm ([Fea08] ch. 7) for the
-//! mass-matrix solve M·v̇ = −f2(v̇ = 0).
+//! The accelerations of a tree in O(n): the articulated-body algorithm (R. Featherstone, Rigid
+//! Body Dynamics Algorithms, Springer 2008, ch. 7) for the mass-matrix solve
+//! M·v̇ = −f2(v̇ = 0).
 //!
 //! The residual's f2 is linear in v̇, f2 = M·v̇ + c, with c (gravity, velocity terms, springs,
 //! dampers, contacts, flange inputs, the prescribed accelerations of motion-driven joints) from

@@ -7,14 +7,14 @@
 //! norm-restoring term as in the DAE), v̇ from the mass-matrix equations with the loop
 //! constraints on acceleration level: for a tree of rigid bodies in O(n) by the articulated-body
 //! algorithm ([`crate::dynamics::explicit_derivatives`]), with loops or drive trains by the
-//! solve of the Co-Simulation start (n_v + 1 evaluations and an LU of the unknowns). The closure of a loop drifts in any explicit integration;
-//! here it is held by two means:
+//! solve of the Co-Simulation start (n_v + 1 evaluations and an LU of the unknowns). The closure
+//! of a loop drifts in any explicit integration; here it is held by two means:
 //!
 //! - **Baumgarte's stabilisation** in ẋ: the acceleration rows are g̈ + 2a·ġ + a²·g = 0 with
 //!   a = [`LOOP_STABILISATION_RATE`], so a drift decays instead of growing;
 //! - **coordinate projection** at events: when a completed step leaves a closure error above the
-//!   tolerance (or a closure speed that would carry it there within 1/a), [`Simulation::step_completed`]
-//!   asks for an event, and
+//!   tolerance (or a closure speed that would carry it there within 1/a),
+//!   [`Simulation::step_completed`] asks for an event, and
 //!   [`Simulation::update_discrete_states`] moves q and v back onto g = 0, ġ = 0 (the smallest
 //!   change, [`crate::dynamics::project_onto_loops`]) and reports the states changed.
 //!
@@ -64,11 +64,6 @@ impl Simulation {
     pub fn enter_model_exchange(&mut self) {
         self.model_exchange = true;
         self.derivatives_stale = true;
-    }
-
-    /// Whether [`Simulation::enter_model_exchange`] was called.
-    pub fn is_model_exchange(&self) -> bool {
-        self.model_exchange
     }
 
     /// Number of continuous states of the explicit form (the DAE's q and v).
