@@ -11,6 +11,7 @@
   same result at first order: ten times the steps, a tenth of the error; the four-bar's loop and
   the rolling ball's stick–slip run through it, and the bouncing ball's rebound tends to the
   Co-Simulation one.
+- Every shipped model runs in fmpy's Model Exchange, from Co-Simulation's start.
 - A Modelica-style coupling: the crank of examples/cosimulation as Model Exchange FMU, and its
   drive train (DC motor, gear, PI speed controller) as equations written here, integrated as
   one system by one integrator (scipy's), against the monolithic reference of
@@ -29,7 +30,7 @@ from fmpy.fmi2 import FMU2Model
 from fmpy.validation import validate_fmu
 from scipy.integrate import solve_ivp
 
-from conftest import EXAMPLES, REPOSITORY, installed_tool, read_csv
+from conftest import EXAMPLES, REPOSITORY, SHIPPED_MODELS, installed_tool, read_csv
 
 FMI_SIM = REPOSITORY / ".tools" / "bin" / "fmi-sim"
 
@@ -305,3 +306,27 @@ def test_a_modelica_style_coupling_integrates_drive_and_mechanism_as_one_system(
     # Measured 2.9e-12 rad and 2.1e-9 rad/s: both sides integrate the same equations to 1e-10.
     assert angle_error < 1e-10
     assert speed_error < 1e-8
+
+
+@pytest.mark.parametrize("name", SHIPPED_MODELS)
+def test_every_shipped_model_runs_in_model_exchange(fmus, name):
+    """Every shipped model (drive trains, inputs, connectors of compound joints, loops, stacks of
+    contacts) runs 0.3 s in fmpy's Model Exchange: finite outputs throughout, and the start is
+    Co-Simulation's (the same assembly and start derivatives; the accelerations at the start
+    come from the articulated-body algorithm here, from the dense solve there)."""
+    description = fmpy.read_model_description(str(fmus[name]))
+    stop = min(float(description.defaultExperiment.stopTime), 0.3)
+    options = dict(stop_time=stop, output_interval=0.01, relative_tolerance=1e-6)
+    me = fmpy.simulate_fmu(str(fmus[name]), fmi_type="ModelExchange", **options)
+    cs = fmpy.simulate_fmu(str(fmus[name]), fmi_type="CoSimulation", **options)
+    outputs = cs.dtype.names[1:]
+    assert me["time"][-1] == pytest.approx(stop)
+    assert all(np.all(np.isfinite(me[o])) for o in outputs), name
+    start = max(abs(float(me[o][0]) - float(cs[o][0])) / max(1.0, abs(float(cs[o][0])))
+                for o in outputs)
+    error, where = largest_error(me, cs, outputs)
+    print(f"{name}: {description.numberOfContinuousStates} states, "
+          f"{description.numberOfEventIndicators} indicators; start rows differ by {start:.1e}, "
+          f"Model Exchange against Co-Simulation at 1e-6 over {stop} s: {error:.1e} ({where})")
+    # Measured 0 on 24 models, 7.7e-17 and 9.9e-16 on the two with loops.
+    assert start < 1e-12
