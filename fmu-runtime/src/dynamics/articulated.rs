@@ -15,23 +15,20 @@
 //! (its acceleration is prescribed and is part of c).
 //!
 //! It applies to trees of rigid bodies: without loops (their multipliers couple the
-//! accelerations through G) and without drive trains (whose parts and currents have equations
-//! of their own, coupled to the joints through the gear): [`applies`].
+//! accelerations through G) and without drive trains (whose rigid parts add reflected inertia to
+//! a joint's row, whose compliant parts and currents have equations of their own): [`applies`].
 
 use super::mechanism::Mechanism;
 use super::residual::Workspace;
 use crate::assembly::TreeJointKind;
 use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 
-/// Whether [`solve`] serves this mechanism: a tree (no loop rows) of joints alone (no drive
-/// states).
+/// Whether [`solve`] serves this mechanism: a tree (no loop rows) of bodies alone, without
+/// drive trains (a drive's rigid parts add their reflected inertia to its joint's row of f2, and
+/// its compliant parts and currents have equations of their own, none of which the bodies'
+/// articulated inertias know).
 pub fn applies(mechanism: &Mechanism) -> bool {
-    mechanism.rows.is_empty()
-        && mechanism
-            .layout
-            .drives
-            .iter()
-            .all(|d| d.parts.is_empty() && d.current.is_none() && d.controller.is_none())
+    mechanism.rows.is_empty() && mechanism.drives.is_empty()
 }
 
 fn cross(v: &Vector3<f64>) -> Matrix3<f64> {
@@ -306,5 +303,36 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 10, "{checked} models checked");
+    }
+
+    /// Regression: a drive train without states of its own (a torque source, a gear and a rigid
+    /// inertia) adds its reflected inertia J·r² to the joint's row of f2, outside the tree's
+    /// bodies; the algorithm, which knows the bodies only, took the pendulum for lighter than it
+    /// is and gave it twice its acceleration (measured −18.67 against −9.35 rad/s²). Such a mechanism goes to the dense solve.
+    #[test]
+    fn a_rigid_drive_trains_inertia_is_not_left_out() {
+        const DRIVEN: &str = r#"
+model driven "A pendulum behind a gear and a flywheel"
+gravity uniform { g = [0, -9.81, 0] m/s2 }
+object body { mass { m = 1 kg; center = [0.5, 0, 0] m; inertia = diag(0.001, 0.001, 0.001) kg.m2 } }
+joint rev revolute { from = world; to = body; axis = z; phi = 0.3 }
+drive train { joint = rev; torque { }; inertia { J = 0.01 kg.m2 }; gear { ratio = 5 } }
+"#;
+        let spec = crate::model::load_str(DRIVEN, "driven.m3d").expect("loads");
+        let sim = Simulation::new(spec, SimulationOptions::default()).expect("starts");
+        let mechanism = sim.mechanism();
+        let inputs = FlangeInputs::new(mechanism);
+        let mut ws = Workspace::new(mechanism);
+        let mut y = sim.continuous_states().to_vec();
+        y.resize(mechanism.len(), 0.0);
+        let yp = explicit_derivatives(mechanism, &inputs, &mut ws, &y, 0.0).expect("regular");
+        let n_q = mechanism.layout.n_q;
+        // J φ̈ = −m g L cos φ with J = 0.001 + m L² + J_drive r² = 0.501.
+        let expected = -9.81 * 0.5 * 0.3f64.cos() / (0.001 + 0.25 + 0.01 * 25.0);
+        assert!(
+            (yp[n_q] - expected).abs() < 1e-12 * expected.abs(),
+            "{} against {expected}",
+            yp[n_q]
+        );
     }
 }
