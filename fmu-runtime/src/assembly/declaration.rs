@@ -51,14 +51,12 @@ pub fn declaration(table: &VariableTable, scene: &Scene, index: usize) -> Declar
             initial: None,
             start: true,
         },
-        (Causality::Output, _) => Declaration {
-            causality: "output",
-            variability: "continuous",
-            initial: Some("calculated"),
-            start: false,
-        },
-        (Causality::Local, _) => Declaration {
-            causality: "local",
+        (causality @ (Causality::Output | Causality::Local), _) => Declaration {
+            causality: if causality == Causality::Output {
+                "output"
+            } else {
+                "local"
+            },
             variability: "continuous",
             initial: Some("calculated"),
             start: false,

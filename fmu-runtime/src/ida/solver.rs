@@ -925,17 +925,26 @@ impl<S: DaeSystem> Ida<S> {
         Ok(())
     }
 
-    /// Makes `t`, `y`, `yp` the solution that [`Ida::t`], [`Ida::y`] and [`Ida::yp`] report,
-    /// without telling IDA: for FMI Model Exchange, where the importer's integrator moves the
-    /// states and this one only holds them. Continuing with [`Ida::solve_toward`] afterwards
-    /// needs [`Ida::reinit`] first.
-    pub fn overwrite_solution(&mut self, t: f64, y: &[f64], yp: &[f64]) -> Result<(), IdaError> {
+    /// Makes `t` the time of the solution [`Ida::t`] reports, and `head` the first entries of
+    /// [`Ida::y`] (`yp`, if given, all of [`Ida::yp`]), without telling IDA: for FMI Model
+    /// Exchange, where the importer's integrator moves the states and this one only holds them.
+    /// Continuing with [`Ida::solve_toward`] afterwards needs [`Ida::reinit`] first.
+    pub fn overwrite_solution(
+        &mut self,
+        t: f64,
+        head: &[f64],
+        yp: Option<&[f64]>,
+    ) -> Result<(), IdaError> {
         const CALL: &str = "Ida::overwrite_solution";
-        check_len(CALL, "y", y.len(), self.n)?;
-        check_len(CALL, "yp", yp.len(), self.n)?;
         check_finite(CALL, "t", t)?;
-        self.y.as_mut_slice()?.copy_from_slice(y);
-        self.yp.as_mut_slice()?.copy_from_slice(yp);
+        if head.len() > self.n {
+            check_len(CALL, "y", head.len(), self.n)?;
+        }
+        if let Some(yp) = yp {
+            check_len(CALL, "yp", yp.len(), self.n)?;
+            self.yp.as_mut_slice()?.copy_from_slice(yp);
+        }
+        self.y.as_mut_slice()?[..head.len()].copy_from_slice(head);
         self.t = t;
         Ok(())
     }

@@ -83,8 +83,7 @@ impl Simulation {
                 "the time must be a finite number, not {t}"
             )));
         }
-        let (y, yp) = (self.ida.y().to_vec(), self.ida.yp().to_vec());
-        self.ida.overwrite_solution(t, &y, &yp)?;
+        self.ida.overwrite_solution(t, &[], None)?;
         self.derivatives_stale = true;
         Ok(())
     }
@@ -105,10 +104,7 @@ impl Simulation {
                 x[i]
             )));
         }
-        let mut y = self.ida.y().to_vec();
-        y[..n].copy_from_slice(x);
-        let yp = self.ida.yp().to_vec();
-        self.ida.overwrite_solution(self.ida.t(), &y, &yp)?;
+        self.ida.overwrite_solution(self.ida.t(), x, None)?;
         self.derivatives_stale = true;
         Ok(())
     }
@@ -151,21 +147,19 @@ impl Simulation {
     /// back onto it.
     pub fn update_discrete_states(&mut self) -> Result<DiscreteUpdate, SimulationError> {
         let t = self.ida.t();
-        let mut y = self.ida.y().to_vec();
-        let yp = self.ida.yp().to_vec();
-        let tolerance = self.ida.system().tolerance;
         let mut update = DiscreteUpdate::default();
-        let n = self.state_count();
-        let dae = self.ida.system_mut();
-        dae.apply_inputs(t);
-        let mut exact = y[..n].to_vec();
-        let (g, gd) = closure_drift(&dae.mechanism, &dae.inputs, &mut dae.workspace, &exact);
-        if drifted(g, gd, tolerance, &dae.mechanism.layout, &exact) {
+        if self.closure_drifted() {
+            let n = self.state_count();
+            let mut exact = self.ida.y()[..n].to_vec();
+            let dae = self.ida.system_mut();
+            dae.apply_inputs(t);
             project_onto_loops(&dae.mechanism, &dae.inputs, &mut dae.workspace, &mut exact);
-            y[..n].copy_from_slice(&exact);
+            self.ida.overwrite_solution(t, &exact, None)?;
             update.states_changed = true;
         }
-        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, &y, &yp);
+        let (y, yp, dae) = self.ida.state_and_system_mut();
+        dae.apply_inputs(t);
+        kinematics(&dae.mechanism, &dae.inputs, &mut dae.workspace, y, yp);
         let crossings = contacts::process_crossings(&dae.mechanism, &mut dae.workspace);
         if crossings.starts + crossings.ends > 0 {
             self.events += 1;
@@ -173,7 +167,6 @@ impl Simulation {
         } else if crossings.switches > 0 {
             self.friction_events += 1;
         }
-        self.ida.overwrite_solution(t, &y, &yp)?;
         self.derivatives_stale = true;
         Ok(update)
     }
@@ -181,6 +174,11 @@ impl Simulation {
     /// After an integrator step of the importer (`fmi2CompletedIntegratorStep`): whether an
     /// event is needed now, because a loop's closure drifted beyond the tolerance.
     pub fn step_completed(&mut self) -> bool {
+        self.closure_drifted()
+    }
+
+    /// Whether the loops' closure at the current state needs a projection ([`drifted`]).
+    fn closure_drifted(&mut self) -> bool {
         let (g, gd) = self.loop_closure();
         let n = self.state_count();
         let dae = self.ida.system();
@@ -196,6 +194,9 @@ impl Simulation {
     /// The largest closure error of the kinematic loops at the current state: |g| (m, or the
     /// sine of an angle) and |ġ| (m/s, rad/s) over the constraint rows; zeros without loops.
     pub fn loop_closure(&mut self) -> (f64, f64) {
+        if self.mechanism().rows.is_empty() {
+            return (0.0, 0.0);
+        }
         let t = self.ida.t();
         let n = self.state_count();
         let y = self.ida.y()[..n].to_vec();
@@ -237,7 +238,7 @@ impl Simulation {
         for (signal, _) in &mut dae.signals {
             signal.jumped = false;
         }
-        self.ida.overwrite_solution(t, &y, &yp)?;
+        self.ida.overwrite_solution(t, &[], Some(&yp))?;
         self.derivatives_stale = false;
         Ok(())
     }
