@@ -103,8 +103,14 @@ fn write_document(
 
     w.create_element("ModelVariables")
         .write_inner_content(|w| {
+            // The state each derivative is the derivative of, by variable: found once (a search
+            // per variable would be quadratic in the model's size).
+            let mut state_of = vec![None; sim.variables.variables.len()];
+            for state in &sim.variables.states {
+                state_of[state.derivative] = Some(state.value);
+            }
             for (index, variable) in sim.variables.variables.iter().enumerate() {
-                scalar_variable(w, sim, index, variable)?;
+                scalar_variable(w, sim, index, variable, state_of[index])?;
             }
             Ok(())
         })?;
@@ -185,6 +191,7 @@ fn scalar_variable(
     sim: &Simulation,
     index: usize,
     variable: &Variable,
+    derivative_of: Option<usize>,
 ) -> io::Result<()> {
     let declaration = declaration(&sim.variables, &sim.scene, index);
     let mut element = BytesStart::new("ScalarVariable");
@@ -203,8 +210,8 @@ fn scalar_variable(
     if let Some(kind) = variable.unit {
         real_element.push_attribute(("unit", kind.si_unit()));
     }
-    if let Some(state) = sim.variables.states.iter().find(|s| s.derivative == index) {
-        real_element.push_attribute(("derivative", (state.value + 1).to_string().as_str()));
+    if let Some(state) = derivative_of {
+        real_element.push_attribute(("derivative", (state + 1).to_string().as_str()));
     }
     if declaration.start {
         // A parameter or input always has a start value in the table; 0 if it ever had none.

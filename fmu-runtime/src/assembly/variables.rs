@@ -708,24 +708,29 @@ fn continuous_states(
             );
         }
     }
-    let local = |variables: &mut Vec<Variable>, name: String, description: String, unit, kind| {
-        // A name the table already has (a user's object named like a joint's state) gets a
-        // suffix: names are unique in an FMU.
-        let mut unique = name.clone();
-        while variables.iter().any(|v| v.name == unique) {
-            unique.push('_');
-        }
-        variables.push(Variable {
-            name: unique,
-            description,
-            unit,
-            causality: Causality::Local,
-            variability: Variability::Continuous,
-            kind,
-            start: None,
-        });
-        variables.len() - 1
-    };
+    // Names are unique in an FMU: a name the table already has (a user's object named like a
+    // joint's state) gets a suffix. A set, not a scan of the table per name: 10 000 free bodies
+    // add 130 000 locals.
+    let mut taken: std::collections::HashSet<String> =
+        variables.iter().map(|v| v.name.clone()).collect();
+    let mut local =
+        |variables: &mut Vec<Variable>, name: String, description: String, unit, kind| {
+            let mut unique = name;
+            while taken.contains(&unique) {
+                unique.push('_');
+            }
+            taken.insert(unique.clone());
+            variables.push(Variable {
+                name: unique,
+                description,
+                unit,
+                causality: Causality::Local,
+                variability: Variability::Continuous,
+                kind,
+                start: None,
+            });
+            variables.len() - 1
+        };
     for k in 0..n {
         if value[k].is_none() {
             let (name, description, unit) = about[k].clone();
