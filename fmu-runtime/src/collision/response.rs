@@ -52,7 +52,7 @@
 //! - μ_geo is the rolling radius: the sphere's radius (R_a R_b / (R_a + R_b) for two spheres),
 //!   otherwise a as above.
 
-use nalgebra::{Unit, Vector3};
+use nalgebra::{Matrix3, SMatrix, Unit, Vector3};
 
 use super::contact_materials::ContactPairMaterial;
 use super::shapes::Shape;
@@ -156,6 +156,15 @@ fn regularized_length(s: f64) -> f64 {
     }
 }
 
+/// g′(s) = 2 − 2s below 1, 0 above: the slope of [`regularized_length`].
+fn regularized_length_slope(s: f64) -> f64 {
+    if s >= 1.0 {
+        0.0
+    } else {
+        2.0 - 2.0 * s
+    }
+}
+
 /// `v / |v| · g(|v| / small)`, zero at v = 0.
 pub fn regularized_direction(v: &Vector3<f64>, small: f64) -> Vector3<f64> {
     let length = v.norm();
@@ -164,6 +173,20 @@ pub fn regularized_direction(v: &Vector3<f64>, small: f64) -> Vector3<f64> {
     } else {
         Vector3::zeros()
     }
+}
+
+/// ∂/∂v of [`regularized_direction`]: (I − u uᵀ) g(s)/|v| + u uᵀ g′(s)/small with u = v/|v|,
+/// s = |v|/small; 2/small · I at v = 0, where the law is viscous.
+pub fn regularized_direction_jacobian(v: &Vector3<f64>, small: f64) -> Matrix3<f64> {
+    let length = v.norm();
+    if length == 0.0 {
+        return Matrix3::identity() * (2.0 / small);
+    }
+    let u = v / length;
+    let s = length / small;
+    let radial = u * u.transpose();
+    (Matrix3::identity() - radial) * (regularized_length(s) / length)
+        + radial * (regularized_length_slope(s) / small)
 }
 
 /// The coefficients of the contact law of one pair of colliders: fixed for the pair, whatever
@@ -301,6 +324,96 @@ pub fn contact_force(law: &ContactLaw, state: &ContactState) -> ContactResponse 
     }
 }
 
+/// The differential of a [`ContactState`] with respect to `C` parameters: per quantity, one
+/// column per parameter. The anchors' rows are read only when the state has anchors.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactStateDerivative<const C: usize> {
+    pub penetration: SMatrix<f64, 1, C>,
+    pub penetration_rate: SMatrix<f64, 1, C>,
+    pub relative_velocity: SMatrix<f64, 3, C>,
+    pub relative_angular_velocity: SMatrix<f64, 3, C>,
+    pub normal: SMatrix<f64, 3, C>,
+    pub anchor_offset: SMatrix<f64, 3, C>,
+    pub anchor_turn: SMatrix<f64, 3, C>,
+}
+
+/// The differentials of [`contact_force`]'s force and torque on b, given the state's
+/// differential `d`: the law's exact derivatives (∂f_n/∂δ, ∂f_n/∂δ̇, the regularized friction
+/// and rolling terms, the sticking springs and dampers), by the chain rule. Where the law has
+/// a kink (f_n at 0, |v_t| at v_small) the derivative is the one of the side the state is on.
+pub fn contact_force_derivative<const C: usize>(
+    law: &ContactLaw,
+    state: &ContactState,
+    d: &ContactStateDerivative<C>,
+) -> (SMatrix<f64, 3, C>, SMatrix<f64, 3, C>) {
+    let zero1 = SMatrix::<f64, 1, C>::zeros();
+    let delta = state.penetration.max(0.0);
+    let g = &law.geometry;
+    let k = law.stiffness();
+    let spring = k * delta.powf(g.n_geo);
+    let d_spring = if state.penetration > 0.0 {
+        d.penetration * (k * g.n_geo * delta.powf(g.n_geo - 1.0))
+    } else {
+        zero1
+    };
+    let rate = state.penetration_rate;
+    let s = rate.abs() / law.v_small;
+    let direction = rate.signum() * regularized_length(s);
+    let d_direction = d.penetration_rate * (regularized_length_slope(s) / law.v_small);
+    let raw = spring * (1.0 + law.hysteresis * direction);
+    let f_n = raw.max(0.0);
+    let d_fn = if raw > 0.0 {
+        d_spring * (1.0 + law.hysteresis * direction) + d_direction * (spring * law.hysteresis)
+    } else {
+        zero1
+    };
+    let n = state.normal.into_inner();
+    let tangential = Matrix3::identity() - n * n.transpose();
+    let v = state.relative_velocity;
+    let v_n = v.dot(&n);
+    let v_t = v - n * v_n;
+    let d_vt = tangential * d.relative_velocity
+        - (Matrix3::identity() * v_n + n * v.transpose()) * d.normal;
+    let d_ft = match state.anchor_offset {
+        Some(offset) => {
+            let o_n = offset.dot(&n);
+            let offset_t = offset - n * o_n;
+            let d_offset_t = tangential * d.anchor_offset
+                - (Matrix3::identity() * o_n + n * offset.transpose()) * d.normal;
+            let stiffness = law.mu_s * f_n / PRESLIDING_DISPLACEMENT;
+            let d_stiffness = d_fn * (law.mu_s / PRESLIDING_DISPLACEMENT);
+            let damping = STICK_DAMPING * law.mu_s * f_n / law.v_small;
+            let d_damping = d_fn * (STICK_DAMPING * law.mu_s / law.v_small);
+            -(d_offset_t * stiffness + offset_t * d_stiffness + d_vt * damping + v_t * d_damping)
+        }
+        None => {
+            -(regularized_direction_jacobian(&v_t, law.v_small) * d_vt * (law.mu_k * f_n)
+                + regularized_direction(&v_t, law.v_small) * (d_fn * law.mu_k))
+        }
+    };
+    let limit = law.mu_r * g.mu_geo * f_n;
+    let d_limit = d_fn * (law.mu_r * g.mu_geo);
+    let w = state.relative_angular_velocity;
+    let d_torque = match state.anchor_turn {
+        Some(turn) => {
+            let stiffness = limit * g.mu_geo / PRESLIDING_DISPLACEMENT;
+            let d_stiffness = d_limit * (g.mu_geo / PRESLIDING_DISPLACEMENT);
+            let damping = STICK_DAMPING * limit / law.w_small;
+            let d_damping = d_limit * (STICK_DAMPING / law.w_small);
+            -(d.anchor_turn * stiffness
+                + turn * d_stiffness
+                + d.relative_angular_velocity * damping
+                + w * d_damping)
+        }
+        None => {
+            -(regularized_direction_jacobian(&w, law.w_small) * d.relative_angular_velocity * limit
+                + regularized_direction(&w, law.w_small) * d_limit)
+        }
+    };
+    let d_force = d.normal * f_n + n * d_fn + d_ft;
+    (d_force, d_torque)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +442,112 @@ mod tests {
             anchor_offset: None,
             anchor_turn: None,
         }
+    }
+
+    /// The law's derivative against central differences, for states across its regimes
+    /// (approach and separation inside and beyond v_small, slip inside and beyond the band,
+    /// stuck with anchors), with respect to 17 parameters: δ, δ̇, v, ω, n, the offset and the
+    /// turn. Error relative to each column's largest entry.
+    #[test]
+    fn derivative_equals_difference_quotients() {
+        let law = steel_wood(ContactGeometry::hertz(0.01));
+        let mut seed = 5u64;
+        let mut random = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        };
+        let mut worst = 0.0f64;
+        for sample in 0..200 {
+            let speed = [2.0, 0.004, 0.02][sample % 3];
+            // δ, δ̇, v (3), ω (3), n (3), offset (3), turn (3).
+            let scales = [
+                1e-5,
+                speed,
+                speed,
+                speed,
+                speed,
+                speed * 30.0,
+                speed * 30.0,
+                speed * 30.0,
+                1.0,
+                1.0,
+                1.0,
+                1e-6,
+                1e-6,
+                1e-6,
+                1e-3,
+                1e-3,
+                1e-3,
+            ];
+            let mut parameters: Vec<f64> = scales.iter().map(|s| s * random()).collect();
+            parameters[0] = 1e-5 * (1.5 + random());
+            let stuck = sample % 2 == 1;
+            // The state of the parameters (n normalized: a unit vector's changes are tangent).
+            let state_of = |p: &[f64]| ContactState {
+                penetration: p[0],
+                penetration_rate: p[1],
+                relative_velocity: Vector3::new(p[2], p[3], p[4]),
+                relative_angular_velocity: Vector3::new(p[5], p[6], p[7]),
+                normal: Unit::new_normalize(Vector3::new(p[8], p[9], p[10])),
+                anchor_offset: stuck.then(|| Vector3::new(p[11], p[12], p[13])),
+                anchor_turn: stuck.then(|| Vector3::new(p[14], p[15], p[16])),
+            };
+            let n = Vector3::new(parameters[8], parameters[9], parameters[10]);
+            let norm = n.norm();
+            let unit = n / norm;
+            let mut d = ContactStateDerivative::<17> {
+                penetration: SMatrix::zeros(),
+                penetration_rate: SMatrix::zeros(),
+                relative_velocity: SMatrix::zeros(),
+                relative_angular_velocity: SMatrix::zeros(),
+                normal: SMatrix::zeros(),
+                anchor_offset: SMatrix::zeros(),
+                anchor_turn: SMatrix::zeros(),
+            };
+            d.penetration[(0, 0)] = 1.0;
+            d.penetration_rate[(0, 1)] = 1.0;
+            for i in 0..3 {
+                d.relative_velocity[(i, 2 + i)] = 1.0;
+                d.relative_angular_velocity[(i, 5 + i)] = 1.0;
+                d.anchor_offset[(i, 11 + i)] = 1.0;
+                d.anchor_turn[(i, 14 + i)] = 1.0;
+            }
+            d.normal
+                .fixed_view_mut::<3, 3>(0, 8)
+                .copy_from(&((Matrix3::identity() - unit * unit.transpose()) / norm));
+            let state = state_of(&parameters);
+            let (d_force, d_torque) = contact_force_derivative(&law, &state, &d);
+            for j in 0..17 {
+                let h = 1e-6 * scales[j];
+                let (mut plus, mut minus) = (parameters.clone(), parameters.clone());
+                plus[j] += h;
+                minus[j] -= h;
+                let (a, b) = (
+                    contact_force(&law, &state_of(&plus)),
+                    contact_force(&law, &state_of(&minus)),
+                );
+                let force = (a.force - b.force) / (2.0 * h);
+                let torque = (a.torque - b.torque) / (2.0 * h);
+                let scale = force.amax().max(torque.amax()).max(1e-12);
+                let error = (force - d_force.column(j))
+                    .amax()
+                    .max((torque - d_torque.column(j)).amax())
+                    / scale;
+                assert!(
+                    error < 1e-6,
+                    "sample {sample}, parameter {j}: error {error:e}: {:?} against {:?}, torque {:?} \
+                     against {:?}",
+                    force.as_slice(),
+                    d_force.column(j).iter().collect::<Vec<_>>(),
+                    torque.as_slice(),
+                    d_torque.column(j).iter().collect::<Vec<_>>()
+                );
+                worst = worst.max(error);
+            }
+        }
+        eprintln!("contact law's derivative against central differences within {worst:.1e}");
     }
 
     /// Moduli out of their physical range are refused: E ≤ 0, ν ≤ −1 or ν ≥ 1 (where

@@ -311,7 +311,7 @@ pub enum Friction {
 /// The rotation vector (axis times angle, |angle| ≤ π) of the rotation matrix `m`, accurate
 /// for small angles too (the angle from atan2 of the skew and symmetric parts, not from an
 /// arccosine).
-fn rotation_vector(m: &Matrix3<f64>) -> Vector3<f64> {
+pub(super) fn rotation_vector(m: &Matrix3<f64>) -> Vector3<f64> {
     let skew = 0.5
         * Vector3::new(
             m[(2, 1)] - m[(1, 2)],

@@ -206,6 +206,25 @@ impl Mechanism {
     }
 
     /// Gravitational acceleration at a world point.
+    /// ∂g/∂r of [`Mechanism::gravity_at`]: zero for uniform gravity, −μ (I/|d|³ − 3 d dᵀ/|d|⁵)
+    /// about a point mass.
+    pub fn gravity_gradient(&self, r: &Vector3<f64>) -> Matrix3<f64> {
+        match &self.gravity {
+            GravitySpec::Point { center, mu } => {
+                let d = r - center;
+                let distance = d.norm();
+                if distance == 0.0 {
+                    Matrix3::zeros()
+                } else {
+                    let inverse3 = distance.powi(-3);
+                    -*mu * (Matrix3::identity() * inverse3
+                        - d * d.transpose() * (3.0 * inverse3 / (distance * distance)))
+                }
+            }
+            GravitySpec::None | GravitySpec::Uniform { .. } => Matrix3::zeros(),
+        }
+    }
+
     pub fn gravity_at(&self, r: &Vector3<f64>) -> Vector3<f64> {
         match &self.gravity {
             GravitySpec::None => Vector3::zeros(),

@@ -31,7 +31,7 @@ use crate::model::{
 use nalgebra::{Isometry3, Quaternion, Vector3};
 
 /// Rate [1/s] at which the quaternion norm is pulled back to 1.
-const QUATERNION_NORM_RATE: f64 = 1.0;
+pub(super) const QUATERNION_NORM_RATE: f64 = 1.0;
 
 /// What the environment imposes on the joints' flanges (FMU inputs), per body.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -128,6 +128,21 @@ impl BlockMatrix {
         true
     }
 
+    /// Sets entry `(row, col)`; `false` (and nothing set) when it is out of range or outside
+    /// the pattern.
+    pub fn set(&mut self, row: usize, col: usize, value: f64) -> bool {
+        let (Some(&(rg, rl)), Some(&(cg, cl))) = (self.place.get(row), self.place.get(col)) else {
+            return false;
+        };
+        match self.columns[cg].get_mut(&rg) {
+            Some(block) => {
+                block[(rl, cl)] = value;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// `y = A·x` (for checks).
     pub fn multiply(&self, x: &[f64]) -> Vec<f64> {
         let mut y = vec![0.0; self.size()];

@@ -18,7 +18,7 @@ use crate::dynamics::contacts::Friction;
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
     assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
-    FlangeInputs, Mechanism, SingularMassMatrix, Workspace,
+    FlangeInputs, FreeBodies, Mechanism, SingularMassMatrix, Workspace,
 };
 use crate::ida::{
     AbsTolerance, CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix,
@@ -388,12 +388,15 @@ impl Simulation {
             .iter()
             .flat_map(|cut| cut.kind.axes().iter().map(|axis| axis.start))
             .collect();
+        // A scene of free bodies: the exact Jacobian (`dynamics::FreeBodies`).
+        let free_bodies = branches.as_ref().and_then(|_| FreeBodies::new(&mechanism));
         let dae = MechanismDae {
             mechanism,
             inputs,
             signals,
             workspace,
             scratch,
+            free_bodies,
             branches,
             tolerance,
             jacobian_residuals: 0,

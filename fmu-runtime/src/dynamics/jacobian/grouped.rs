@@ -25,8 +25,8 @@
 //! same resolution bounds the integrator's absolute tolerance of those speeds
 //! ([`Branches::speed_resolution`]).
 
-use super::mechanism::Mechanism;
-use super::residual::Workspace;
+use super::super::mechanism::Mechanism;
+use super::super::residual::Workspace;
 use crate::assembly::TreeJointKind;
 use crate::ida::JacobianMatrix;
 use crate::linalg::BlockMatrix;

@@ -1,0 +1,571 @@
+//! The exact derivative of one contact pair's loads with respect to the motion of its two
+//! bodies: the narrow phase's distance, normal and contact point (closed forms of rounded
+//! points and of a sphere on a box), the relative velocities and anchors at the contact point,
+//! and the contact law ([`contact_force_derivative`]), chained by hand.
+//!
+//! The motion of a body is varied by a world displacement dp of its origin, a small world
+//! rotation dθ, and world changes dv, dω of its velocity and angular velocity: 12 columns per
+//! body, [`PAIR_COLUMNS`] for the pair (collider a's body first). A material point at x then
+//! moves by dp − [x − r]× dθ.
+//!
+//! The narrow phase is differentiated where it is smooth: the distance's derivative is the
+//! relative motion of the two witness points along the normal; the normal of two rounded
+//! points turns with their relative motion across it, the normal of a sphere over a box's face
+//! with the box; a closest point on a box slides along the face or edge it lies on. Pairs of
+//! other shapes (edges, cylinders, cones, ellipsoids: the support-map refinement) are
+//! [`Unsupported`].
+
+use super::super::contacts::{rotation_vector, Friction};
+use super::super::kinematics::BodyMotion;
+use crate::assembly::{CollisionPair, CollisionSet, Role};
+use crate::collision::response::{
+    contact_force, contact_force_derivative, ContactState, ContactStateDerivative,
+};
+use crate::collision::{Contact, Core};
+use nalgebra::{Isometry3, Matrix3, Point3, SMatrix, Unit, Vector3};
+
+/// Columns of a pair's derivatives: per body (collider a's, then b's) position, rotation,
+/// velocity and angular velocity, 3 each.
+pub const PAIR_COLUMNS: usize = 24;
+/// Where a body's columns start within its 12: position, rotation, velocity, angular velocity.
+const POSITION: usize = 0;
+const ROTATION: usize = 3;
+const VELOCITY: usize = 6;
+const ANGULAR_VELOCITY: usize = 9;
+
+/// The derivative of a world vector with respect to the pair's columns.
+pub type Lin3 = SMatrix<f64, 3, PAIR_COLUMNS>;
+/// The derivative of a scalar with respect to the pair's columns.
+type Lin1 = SMatrix<f64, 1, PAIR_COLUMNS>;
+
+/// A pair of shapes whose narrow phase has no closed-form derivative here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsupported;
+
+/// [x]×: the matrix of the cross product x × ·.
+pub fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
+    Matrix3::new(0.0, -x.z, x.y, x.z, 0.0, -x.x, -x.y, x.x, 0.0)
+}
+
+/// Whether every pair the set can form has a derivative here: spheres (and boxes' vertex
+/// spheres) against spheres and boxes; no other shapes, and no two boxes or two edge capsules
+/// that may collide.
+pub fn supported(set: &CollisionSet) -> bool {
+    let (mut boxes, mut edges) = (Vec::new(), Vec::new());
+    for (c, collider) in set.colliders.iter().enumerate() {
+        match (collider.shape.core(), collider.role) {
+            (_, Role::Edge(_)) => edges.push(c),
+            (Core::Point, _) => {}
+            (Core::Box { .. }, _) => boxes.push(c),
+            _ => return false,
+        }
+    }
+    let apart = |list: &[usize]| {
+        list.iter()
+            .enumerate()
+            .all(|(i, &a)| list[i + 1..].iter().all(|&b| !set.may_collide(a, b)))
+    };
+    apart(&boxes) && apart(&edges)
+}
+
+/// Whether this pair's narrow phase has a derivative here (see [`supported`]).
+fn supported_pair(set: &CollisionSet, pair: &CollisionPair) -> bool {
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let edge = matches!(a.role, Role::Edge(_)) || matches!(b.role, Role::Edge(_));
+    let cores = matches!(
+        (a.shape.core(), b.shape.core()),
+        (Core::Point, Core::Point)
+            | (Core::Point, Core::Box { .. })
+            | (Core::Box { .. }, Core::Point)
+    );
+    cores && !edge
+}
+
+/// The derivatives of one penetrating pair's loads: the force on b's body and its torque
+/// about b's origin, the opposite force on a's body and its torque about a's origin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairLoads {
+    pub force_a: Lin3,
+    pub torque_a: Lin3,
+    pub force_b: Lin3,
+    pub torque_b: Lin3,
+}
+
+/// One body of the pair: its motion and the first of its 12 columns.
+struct Side<'a> {
+    motion: &'a BodyMotion,
+    column: usize,
+}
+
+impl Side<'_> {
+    /// The columns `offset..offset + 3` of this body set to `block`.
+    fn block(&self, offset: usize, block: &Matrix3<f64>) -> Lin3 {
+        let mut d = Lin3::zeros();
+        d.fixed_view_mut::<3, 3>(0, self.column + offset)
+            .copy_from(block);
+        d
+    }
+
+    /// The motion of the material point at world `x`: dp − [x − r]× dθ.
+    fn material(&self, x: &Vector3<f64>) -> Lin3 {
+        self.block(POSITION, &Matrix3::identity())
+            + self.block(ROTATION, &-skew(&(x - self.motion.r)))
+    }
+
+    /// dθ.
+    fn rotation(&self) -> Lin3 {
+        self.block(ROTATION, &Matrix3::identity())
+    }
+
+    /// dω.
+    fn angular_velocity(&self) -> Lin3 {
+        self.block(ANGULAR_VELOCITY, &Matrix3::identity())
+    }
+
+    /// The velocity of this body's material point at world `x`, v + ω × (x − r), and its
+    /// derivative when x itself moves by `dx`.
+    fn point_velocity(&self, x: &Vector3<f64>, dx: &Lin3) -> (Vector3<f64>, Lin3) {
+        let m = self.motion;
+        let arm = x - m.r;
+        let velocity = m.v + m.w.cross(&arm);
+        let d = self.block(VELOCITY, &Matrix3::identity())
+            + self.block(ANGULAR_VELOCITY, &-skew(&arm))
+            + skew(&m.w) * (dx - self.block(POSITION, &Matrix3::identity()));
+        (velocity, d)
+    }
+}
+
+/// A contact and the derivatives of its distance, normal and contact point.
+struct Geometry {
+    contact: Contact,
+    distance: Lin1,
+    normal: Lin3,
+    point: Lin3,
+}
+
+/// Two balls of radii `ra`, `rb` around the core points `a`, `b` moving by `da`, `db` (as
+/// `contact_of_rounded_points`). Coincident points keep their normal (+x), which does not turn.
+fn rounded_points(
+    a: &Vector3<f64>,
+    da: &Lin3,
+    ra: f64,
+    b: &Vector3<f64>,
+    db: &Lin3,
+    rb: f64,
+) -> Geometry {
+    let gap = b - a;
+    let length = gap.norm();
+    let d_gap = db - da;
+    let (n, d_normal) = if length > 0.0 {
+        let n = gap / length;
+        (
+            n,
+            (Matrix3::identity() - n * n.transpose()) * d_gap / length,
+        )
+    } else {
+        (Vector3::x(), Lin3::zeros())
+    };
+    let contact = Contact {
+        distance: length - ra - rb,
+        point_a: Point3::from(a + n * ra),
+        point_b: Point3::from(b - n * rb),
+        normal: Unit::new_unchecked(n),
+    };
+    Geometry {
+        contact,
+        distance: n.transpose() * d_gap,
+        normal: d_normal,
+        point: (da + db + d_normal * (ra - rb)) * 0.5,
+    }
+}
+
+/// A sphere (centre `centre` on `sphere`, radius `radius`) and a box (`pose`, core half
+/// extents `h`, rounded by `margin`, on `boxed`), as `distance_sphere_box`: normal from the
+/// sphere to the box.
+fn sphere_box(
+    sphere: &Side,
+    centre: &Vector3<f64>,
+    radius: f64,
+    boxed: &Side,
+    pose: &Isometry3<f64>,
+    h: &Vector3<f64>,
+    margin: f64,
+) -> Geometry {
+    let rotation = pose.rotation.to_rotation_matrix().into_inner();
+    let c = pose.inverse_transform_point(&Point3::from(*centre));
+    let q = Point3::new(
+        c.x.clamp(-h.x, h.x),
+        c.y.clamp(-h.y, h.y),
+        c.z.clamp(-h.z, h.z),
+    );
+    // The centre's motion relative to the box, in world axes.
+    let d_centre = sphere.material(centre);
+    let relative = d_centre - boxed.material(centre);
+    if (c - q).norm() > 0.0 {
+        // The closest core point slides along the face or edge it lies on (the coordinates
+        // that are not clamped follow the centre).
+        let free =
+            Matrix3::from_diagonal(&Vector3::from_fn(
+                |i, _| {
+                    if c[i].abs() < h[i] {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                },
+            ));
+        let on_core = pose * q;
+        let d_core =
+            boxed.material(&on_core.coords) + rotation * free * rotation.transpose() * relative;
+        return rounded_points(centre, &d_centre, radius, &on_core.coords, &d_core, margin);
+    }
+    // The centre inside the core: the nearest face, whose normal turns with the box.
+    let slack = Vector3::new(h.x - c.x.abs(), h.y - c.y.abs(), h.z - c.z.abs());
+    let k = slack.imin();
+    let sign = if c[k] < 0.0 { -1.0 } else { 1.0 };
+    let mut outward = Vector3::zeros();
+    outward[k] = sign;
+    let mut on_face = c;
+    on_face[k] = sign * (h[k] + margin);
+    let n = rotation * -outward;
+    let d_normal = -skew(&n) * boxed.rotation();
+    let d_local = rotation.transpose() * relative;
+    let distance = Lin1::from_fn(|_, j| sign * d_local[(k, j)]);
+    let point_b = pose * on_face;
+    let mut across = Matrix3::identity();
+    across[(k, k)] = 0.0;
+    let d_point_b =
+        boxed.material(&point_b.coords) + rotation * across * rotation.transpose() * relative;
+    let d_point_a = d_centre + d_normal * radius;
+    Geometry {
+        contact: Contact {
+            distance: -(slack[k] + radius + margin),
+            point_a: Point3::from(centre + n * radius),
+            point_b,
+            normal: Unit::new_unchecked(n),
+        },
+        distance,
+        normal: d_normal,
+        point: (d_point_a + d_point_b) * 0.5,
+    }
+}
+
+/// The narrow phase of the pair's colliders and its derivatives.
+fn geometry(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    poses: &[Isometry3<f64>],
+    a: &Side,
+    b: &Side,
+) -> Result<Geometry, Unsupported> {
+    let (ca, cb) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let (pa, pb) = (&poses[pair.a], &poses[pair.b]);
+    let supported_pair = supported_pair(set, pair);
+    match (ca.shape.core(), cb.shape.core()) {
+        (Core::Point, Core::Point) if supported_pair => {
+            let (xa, xb) = (pa.translation.vector, pb.translation.vector);
+            Ok(rounded_points(
+                &xa,
+                &a.material(&xa),
+                ca.shape.margin(),
+                &xb,
+                &b.material(&xb),
+                cb.shape.margin(),
+            ))
+        }
+        (Core::Point, Core::Box { half_extents }) if supported_pair => Ok(sphere_box(
+            a,
+            &pa.translation.vector,
+            ca.shape.margin(),
+            b,
+            pb,
+            half_extents,
+            cb.shape.margin(),
+        )),
+        (Core::Box { half_extents }, Core::Point) if supported_pair => {
+            let g = sphere_box(
+                b,
+                &pb.translation.vector,
+                cb.shape.margin(),
+                a,
+                pa,
+                half_extents,
+                ca.shape.margin(),
+            );
+            Ok(Geometry {
+                contact: g.contact.swapped(),
+                distance: g.distance,
+                normal: -g.normal,
+                point: g.point,
+            })
+        }
+        _ => Err(Unsupported),
+    }
+}
+
+/// The derivatives of pair `pair`'s loads (with friction state `friction`) at the collider
+/// `poses` and body `motion`, as `contacts::evaluate_pair` evaluates them; `None` when the
+/// pair does not penetrate.
+pub fn pair_loads(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    friction: &Friction,
+    poses: &[Isometry3<f64>],
+    motion: &[BodyMotion],
+) -> Result<Option<PairLoads>, Unsupported> {
+    let (ca, cb) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let (pa, pb) = (&poses[pair.a], &poses[pair.b]);
+    let reach = ca.shape.bounding_radius() + cb.shape.bounding_radius();
+    if (pb.translation.vector - pa.translation.vector).norm_squared() > reach * reach {
+        return Ok(None);
+    }
+    let a = Side {
+        motion: &motion[ca.body],
+        column: 0,
+    };
+    let b = Side {
+        motion: &motion[cb.body],
+        column: 12,
+    };
+    let g = geometry(set, pair, poses, &a, &b)?;
+    if g.contact.distance >= 0.0 {
+        return Ok(None);
+    }
+    let point = g.contact.point().coords;
+    let (va, d_va) = a.point_velocity(&point, &g.point);
+    let (vb, d_vb) = b.point_velocity(&point, &g.point);
+    let (v, d_v) = (vb - va, d_vb - d_va);
+    let w = b.motion.w - a.motion.w;
+    let n = g.contact.normal.into_inner();
+    let mut state = ContactState::new(&g.contact, v, w);
+    let mut d = ContactStateDerivative {
+        penetration: -g.distance,
+        penetration_rate: -(n.transpose() * d_v + v.transpose() * g.normal),
+        relative_velocity: d_v,
+        relative_angular_velocity: b.angular_velocity() - a.angular_velocity(),
+        normal: g.normal,
+        anchor_offset: Lin3::zeros(),
+        anchor_turn: Lin3::zeros(),
+    };
+    if let Friction::Stuck { on_a, on_b, turn } = friction {
+        let (ma, mb) = (a.motion, b.motion);
+        let (anchor_a, anchor_b) = (ma.r + ma.rotation * on_a, mb.r + mb.rotation * on_b);
+        state.anchor_offset = Some(anchor_b - anchor_a);
+        d.anchor_offset = b.material(&anchor_b) - a.material(&anchor_a);
+        if pair.holds_turn {
+            let held = ma.rotation * turn.to_rotation_matrix().into_inner();
+            let relative = mb.rotation * held.transpose();
+            let phi = rotation_vector(&relative);
+            state.anchor_turn = Some(phi);
+            // b turned by dθ_b and a (carrying the held orientation) by dθ_a: the relative
+            // rotation E turns by ψ = dθ_b − E dθ_a from the left, and log E by J_l⁻¹(φ) ψ.
+            let psi = b.rotation() - relative * a.rotation();
+            d.anchor_turn = inverse_left_jacobian(&phi) * psi;
+        }
+    }
+    let response = contact_force(&pair.law, &state);
+    let (d_force, d_torque) = contact_force_derivative(&pair.law, &state, &d);
+    let force = response.force;
+    let load = |side: &Side, sign: f64| {
+        let arm = point - side.motion.r;
+        let d_arm = g.point - side.block(POSITION, &Matrix3::identity());
+        let torque = (-skew(&force) * d_arm + skew(&arm) * d_force + d_torque) * sign;
+        (d_force * sign, torque)
+    };
+    let (force_a, torque_a) = load(&a, -1.0);
+    let (force_b, torque_b) = load(&b, 1.0);
+    Ok(Some(PairLoads {
+        force_a,
+        torque_a,
+        force_b,
+        torque_b,
+    }))
+}
+
+/// J_l⁻¹(φ) of SO(3): the derivative of log(exp([ψ]×) exp([φ]×)) with respect to ψ at 0,
+/// I − ½[φ]× + (1/θ² − (1 + cos θ) / (2 θ sin θ)) [φ]×², the last factor 1/12 + θ²/720 near 0.
+fn inverse_left_jacobian(phi: &Vector3<f64>) -> Matrix3<f64> {
+    let theta = phi.norm();
+    let k = skew(phi);
+    let factor = if theta < 1e-4 {
+        1.0 / 12.0 + theta * theta / 720.0
+    } else {
+        1.0 / (theta * theta) - (1.0 + theta.cos()) / (2.0 * theta * theta.sin())
+    };
+    Matrix3::identity() - k * 0.5 + k * k * factor
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::contacts::{pair_response, sum_contact_loads, update_collider_poses};
+    use super::*;
+    use crate::assembly::Assembly;
+    use crate::dynamics::{Mechanism, Workspace};
+    use crate::scene::Scene;
+    use nalgebra::{Rotation3, UnitQuaternion};
+
+    fn pseudo_random(seed: &mut u64) -> f64 {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+
+    /// The loads of every penetrating pair (force on b, torque about b's origin, force on a,
+    /// torque about a's origin), by pair index.
+    fn loads(mechanism: &Mechanism, ws: &mut Workspace) -> Vec<(usize, [Vector3<f64>; 4])> {
+        update_collider_poses(mechanism, ws);
+        sum_contact_loads(mechanism, ws);
+        let set = &mechanism.collisions;
+        let mut out = Vec::new();
+        for &index in &ws.near_pairs.pairs {
+            let Some((contact, response)) = pair_response(mechanism, ws, index) else {
+                continue;
+            };
+            let pair = ws.pairs.get(index);
+            let point = contact.point().coords;
+            let (ra, rb) = (
+                ws.motion[set.colliders[pair.a].body].r,
+                ws.motion[set.colliders[pair.b].body].r,
+            );
+            let f = response.force;
+            out.push((
+                index,
+                [
+                    f,
+                    (point - rb).cross(&f) + response.torque,
+                    -f,
+                    -((point - ra).cross(&f) + response.torque),
+                ],
+            ));
+        }
+        out
+    }
+
+    /// Two balls pressed into each other and into a box, and a ball inside the box's core,
+    /// moving and turning at random, slipping and stuck: each pair's load derivatives equal
+    /// central differences of the loads over the 24 motion parameters of its two bodies.
+    #[test]
+    fn pair_loads_equal_difference_quotients() {
+        let source = r#"
+            object table { parent = world; position = [0, -0.05, 0]; shape box { lengths = [4, 0.1, 4] }; contact { material = billiard_table } }
+            object a { shape sphere { diameter = 0.06 }; mass { material = billiard_ball }; contact { material = billiard_ball } }
+            object b { shape sphere { diameter = 0.06 }; mass { material = billiard_ball }; contact { material = billiard_ball } }
+            object c { shape sphere { diameter = 0.06 }; mass { material = billiard_ball }; contact { material = billiard_ball } }
+            joint ja free { from = world; to = a; position = [0, 0.02999, 0] }
+            joint jb free { from = world; to = b; position = [0.0599, 0.03, 0.001] }
+            joint jc free { from = world; to = c; position = [0.3, -0.04, 0] }
+        "#;
+        let spec = crate::model::load_str_with(source, "pressed_balls.m3d", &[]).unwrap();
+        let scene = Scene::from_spec(&spec).unwrap();
+        let assembly = Assembly::build(&scene).unwrap();
+        let mut mechanism = Mechanism::new(&scene, &assembly);
+        mechanism.collisions = crate::assembly::CollisionSet::build(&scene, &assembly).unwrap();
+        let mut seed = 3;
+        let mut worst = 0.0f64;
+        let mut pairs_seen = 0;
+        for sample in 0..40 {
+            let mut ws = Workspace::new(&mechanism);
+            let placements = [
+                Vector3::new(0.0, 0.03, 0.0),
+                Vector3::new(0.0599, 0.03, 0.001),
+                Vector3::new(0.3, -0.04, 0.0),
+            ];
+            let speed = if sample % 2 == 0 { 2.0 } else { 0.003 };
+            for (name, at) in ["a", "b", "c"].iter().zip(&placements) {
+                let k = mechanism
+                    .bodies
+                    .iter()
+                    .position(|b| b.name == *name)
+                    .unwrap();
+                let mut random3 = |s: f64| Vector3::from_fn(|_, _| s * pseudo_random(&mut seed));
+                let m = &mut ws.motion[k];
+                m.r = at + random3(2e-5);
+                m.rotation = *Rotation3::from_scaled_axis(random3(3.0)).matrix();
+                m.v = random3(speed);
+                m.w = random3(speed * 30.0);
+            }
+            let base = loads(&mechanism, &mut ws);
+            if sample % 4 >= 2 {
+                for &(index, _) in &base {
+                    let pair = ws.pairs.get(index).clone();
+                    let set = &mechanism.collisions;
+                    let (ma, mb) = (
+                        ws.motion[set.colliders[pair.a].body],
+                        ws.motion[set.colliders[pair.b].body],
+                    );
+                    let point = ws.collider_poses[pair.b].translation.vector;
+                    let tilt = UnitQuaternion::from_scaled_axis(Vector3::new(1e-3, -2e-3, 5e-4));
+                    ws.pairs.frictions[index] = Friction::Stuck {
+                        on_a: ma.rotation.transpose()
+                            * (point - ma.r + Vector3::new(1e-6, 0.0, 0.0)),
+                        on_b: mb.rotation.transpose() * (point - mb.r),
+                        turn: UnitQuaternion::from_matrix(&(ma.rotation.transpose() * mb.rotation))
+                            * tilt,
+                    };
+                }
+            }
+            let base = loads(&mechanism, &mut ws);
+            for &(index, _) in &base {
+                pairs_seen += 1;
+                let pair = ws.pairs.get(index).clone();
+                let set = &mechanism.collisions;
+                let bodies = [set.colliders[pair.a].body, set.colliders[pair.b].body];
+                let exact = pair_loads(
+                    set,
+                    &pair,
+                    &ws.pairs.frictions[index],
+                    &ws.collider_poses,
+                    &ws.motion,
+                )
+                .unwrap()
+                .unwrap();
+                for column in 0..PAIR_COLUMNS {
+                    let body = bodies[column / 12];
+                    let (kind, axis) = ((column % 12) / 3, column % 3);
+                    let h = [1e-8, 3e-6, 1e-5, 1e-4][kind];
+                    let mut evaluate = |step: f64| {
+                        let mut probe = ws.clone();
+                        let m = &mut probe.motion[body];
+                        let delta = Vector3::from_fn(|i, _| if i == axis { step } else { 0.0 });
+                        match kind {
+                            0 => m.r += delta,
+                            1 => m.rotation = Rotation3::from_scaled_axis(delta) * m.rotation,
+                            2 => m.v += delta,
+                            _ => m.w += delta,
+                        }
+                        let found = loads(&mechanism, &mut probe);
+                        found.into_iter().find(|(i, _)| *i == index).unwrap().1
+                    };
+                    // Fourth-order central differences: truncation (h/δ)⁴ at depths of µm;
+                    // turns of 3 µrad, since smaller ones lose digits to the round-off of the
+                    // rotation's conversion to a quaternion (at 0.1 µrad: 5e-6).
+                    let [far, plus, minus, back] = [2.0 * h, h, -h, -2.0 * h].map(&mut evaluate);
+                    let derivatives = [
+                        &exact.force_b,
+                        &exact.torque_b,
+                        &exact.force_a,
+                        &exact.torque_a,
+                    ];
+                    let quotients: Vec<Vector3<f64>> = (0..4)
+                        .map(|k| (8.0 * (plus[k] - minus[k]) - (far[k] - back[k])) / (12.0 * h))
+                        .collect();
+                    let scale = quotients.iter().fold(1e-9f64, |m, q| m.max(q.amax()));
+                    for k in 0..4 {
+                        let error = (quotients[k] - derivatives[k].column(column)).amax() / scale;
+                        assert!(
+                            error < 1e-5,
+                            "sample {sample}, pair {index}, column {column}, load {k}: {:?} \
+                             against {:?}",
+                            quotients[k].as_slice(),
+                            derivatives[k].column(column).iter().collect::<Vec<_>>()
+                        );
+                        worst = worst.max(error);
+                    }
+                }
+            }
+        }
+        eprintln!("{pairs_seen} pair loads against central differences within {worst:.1e}");
+        assert!(pairs_seen >= 40, "{pairs_seen}");
+    }
+}

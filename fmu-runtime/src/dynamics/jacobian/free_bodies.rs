@@ -1,0 +1,528 @@
+//! The exact iteration matrix J = ∂F/∂y + c_j·∂F/∂ẏ of a scene of free bodies: every moving
+//! body on a free joint from the world, no joints between bodies, force elements, drives or
+//! loops, and contact pairs whose narrow phase has a derivative ([`super::contact`]). This is
+//! the scene of the billiard table, the pour and the bouncing balls, where difference
+//! quotients cost 13 residual evaluations per colour of bodies in contact; here the matrix
+//! costs one residual evaluation (for the loads and kinematics it is formed at) and a few
+//! hundred operations per body and per penetrating pair.
+//!
+//! Per body (13 states: r, Q = (x, y, z, w), v, ω; ω in body axes):
+//!
+//! ```text
+//! f1 = ṙ − v,   Q̇ − ½ Q ⊗ (0, ω) − k (1 − |Q|²) Q
+//! f2 = R_aᵀ (f − F_c),   f = m (a + α × c + ω × (ω × c) − g(p + c))        (world a, α, ω, c = R ĉ)
+//!      Rᵀ (I_w α + ω × I_w ω + c × f − τ_c)                                (I_w = R I_b Rᵀ)
+//! ```
+//!
+//! with F_c, τ_c the contact loads. f2 is differentiated with respect to the body's world
+//! motion W = (p, θ, v, ω, a, α) (θ a small world rotation) and W with respect to the states:
+//! p = r_a + R_a r, dθ = R Φ dQ with Φ = (2/|Q|) [w I − [u]×, −u] (Q̂ = (u, w), the rotation is
+//! that of Q/|Q|), v = R_a v, ω_w = R ω, a = R_a v̇, α = R ω̇ (so dω_w = R dω − [ω_w]× R Φ dQ,
+//! and likewise α). The torque row is rotated into body axes, which adds Rᵀ [t]× dθ.
+
+use super::super::mechanism::Mechanism;
+use super::super::residual::{Workspace, QUATERNION_NORM_RATE};
+use super::contact::{pair_loads, skew, supported, Unsupported};
+use crate::assembly::TreeJointKind;
+use crate::ida::JacobianMatrix;
+use crate::linalg::BlockMatrix;
+use nalgebra::{Matrix3, SMatrix, Vector3};
+use std::collections::BTreeMap;
+
+/// States per free body: r (3), Q (4), v (3), ω (3).
+const STATES: usize = 13;
+/// Where the groups of a body's states start: r, Q, v, ω.
+const R: usize = 0;
+const Q: usize = 3;
+const V: usize = 7;
+const W: usize = 10;
+
+/// One body's block of J: its equations' rows, another body's (or its own) states' columns.
+type Block = SMatrix<f64, STATES, STATES>;
+/// The derivative of a body's world motion (p, θ, v, ω) by its states.
+type MotionMap = SMatrix<f64, 12, STATES>;
+
+/// One free body: the mechanism body and the first of its position and velocity states.
+#[derive(Debug, Clone, PartialEq)]
+struct FreeBody {
+    body: usize,
+    q: usize,
+    v: usize,
+}
+
+/// A mechanism of free bodies, for which the exact J is formed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FreeBodies {
+    bodies: Vec<FreeBody>,
+    /// The free body (index into `bodies`) of each mechanism body; `None`: fixed to the world.
+    of_body: Vec<Option<usize>>,
+}
+
+impl FreeBodies {
+    /// The free bodies of `mechanism`, or `None` when the mechanism is not a scene of free
+    /// bodies with supported contact pairs (module documentation).
+    pub fn new(mechanism: &Mechanism) -> Option<FreeBodies> {
+        if !mechanism.rows.is_empty()
+            || !mechanism.drives.is_empty()
+            || !mechanism.forces.is_empty()
+            || mechanism.is_empty()
+        {
+            return None;
+        }
+        let mut of_body = vec![None; mechanism.bodies.len()];
+        let mut fixed = vec![true; mechanism.bodies.len()];
+        let mut bodies = Vec::new();
+        for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {
+            match &body.joint {
+                None if body.parent < k && fixed[body.parent] => {}
+                Some(joint) if body.parent == 0 && joint.motion == TreeJointKind::Free => {
+                    let states = joint.states?;
+                    fixed[k] = false;
+                    of_body[k] = Some(bodies.len());
+                    bodies.push(FreeBody {
+                        body: k,
+                        q: states.q,
+                        v: states.v,
+                    });
+                }
+                _ => return None,
+            }
+        }
+        if bodies.len() * STATES != mechanism.len() {
+            return None;
+        }
+        if !supported(&mechanism.collisions) {
+            return None;
+        }
+        Some(FreeBodies { bodies, of_body })
+    }
+
+    /// The states of each body, in the order of its block: r, Q, v, ω.
+    pub fn groups(&self) -> Vec<Vec<usize>> {
+        self.bodies
+            .iter()
+            .map(|b| (b.q..b.q + 7).chain(b.v..b.v + 6).collect())
+            .collect()
+    }
+
+    /// Fills `jac` with J at (y, ẏ); `ws` holds the residual's evaluation there (kinematics,
+    /// loads and the near pairs). A block `jac` is replaced by one whose groups are the bodies,
+    /// coupled by the penetrating pairs. [`Unsupported`] when a pair has no derivative (not
+    /// expected after [`FreeBodies::new`]); `jac` is then left as it was.
+    pub fn jacobian(
+        &self,
+        mechanism: &Mechanism,
+        ws: &Workspace,
+        y: &[f64],
+        cj: f64,
+        jac: &mut JacobianMatrix<'_>,
+    ) -> Result<(), Unsupported> {
+        let maps: Vec<MotionMap> = self
+            .bodies
+            .iter()
+            .map(|b| motion_map(mechanism, ws, y, b))
+            .collect();
+        let mut blocks: BTreeMap<(usize, usize), Block> = BTreeMap::new();
+        for (i, b) in self.bodies.iter().enumerate() {
+            blocks.insert((i, i), own_block(mechanism, ws, y, cj, b));
+        }
+        if mechanism.collisions.has_pairs() && !ws.contact_loads_frozen {
+            let set = &mechanism.collisions;
+            for &index in &ws.near_pairs.pairs {
+                let pair = ws.pairs.get(index);
+                let friction = &ws.pairs.frictions[index];
+                let Some(loads) = pair_loads(set, pair, friction, &ws.collider_poses, &ws.motion)?
+                else {
+                    continue;
+                };
+                let a = self.of_body[set.colliders[pair.a].body];
+                let b = self.of_body[set.colliders[pair.b].body];
+                for (row, force, torque) in [
+                    (a, &loads.force_a, &loads.torque_a),
+                    (b, &loads.force_b, &loads.torque_b),
+                ] {
+                    let Some(row) = row else { continue };
+                    let body = &mechanism.bodies[self.bodies[row].body];
+                    let frame = frame_rotation(body);
+                    let rotation = ws.motion[self.bodies[row].body].rotation;
+                    for (column, offset) in [(a, 0), (b, 12)] {
+                        let Some(column) = column else { continue };
+                        let map = &maps[column];
+                        let f = force.fixed_view::<3, 12>(0, offset) * map;
+                        let t = torque.fixed_view::<3, 12>(0, offset) * map;
+                        let block = blocks.entry((row, column)).or_insert_with(Block::zeros);
+                        let mut rows = block.fixed_view_mut::<3, STATES>(V, 0);
+                        rows -= frame.transpose() * f;
+                        let mut rows = block.fixed_view_mut::<3, STATES>(W, 0);
+                        rows -= rotation.transpose() * t;
+                    }
+                }
+            }
+        }
+        let groups = self.groups();
+        if let JacobianMatrix::Blocks(matrix) = jac {
+            let links: Vec<(usize, usize)> =
+                blocks.keys().filter(|(r, c)| r != c).copied().collect();
+            // The groups partition the states (checked in `new`), so this cannot fail.
+            if let Some(fresh) = BlockMatrix::new(groups.clone(), &links) {
+                **matrix = fresh;
+            }
+        }
+        for (&(row, column), block) in &blocks {
+            for (r, &i) in groups[row].iter().enumerate() {
+                for (c, &j) in groups[column].iter().enumerate() {
+                    match jac {
+                        JacobianMatrix::Dense(view) => view.set(i, j, block[(r, c)]),
+                        JacobianMatrix::Blocks(matrix) => matrix.set(i, j, block[(r, c)]),
+                    };
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rotation of a free joint's frame on the world (its parent).
+fn frame_rotation(body: &super::super::mechanism::Body) -> Matrix3<f64> {
+    body.joint.as_ref().map_or(Matrix3::identity(), |joint| {
+        *joint.frame_a.rotation.to_rotation_matrix().matrix()
+    })
+}
+
+/// Φ: dθ_body = Φ dQ for the rotation of Q/|Q| (module documentation).
+fn rotation_by_quaternion(y: &[f64], b: &FreeBody) -> SMatrix<f64, 3, 4> {
+    let q = Vector3::new(y[b.q + 3], y[b.q + 4], y[b.q + 5]);
+    let w = y[b.q + 6];
+    let norm = (q.norm_squared() + w * w).sqrt();
+    let (u, w) = (q / norm, w / norm);
+    let mut phi = SMatrix::<f64, 3, 4>::zeros();
+    phi.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(&(Matrix3::identity() * w - skew(&u)));
+    phi.fixed_view_mut::<3, 1>(0, 3).copy_from(&-u);
+    phi * (2.0 / norm)
+}
+
+/// d(p, θ, v, ω) of body `b` by its states.
+fn motion_map(mechanism: &Mechanism, ws: &Workspace, y: &[f64], b: &FreeBody) -> MotionMap {
+    let frame = frame_rotation(&mechanism.bodies[b.body]);
+    let m = &ws.motion[b.body];
+    let turn = m.rotation * rotation_by_quaternion(y, b);
+    let mut map = MotionMap::zeros();
+    map.fixed_view_mut::<3, 3>(0, R).copy_from(&frame);
+    map.fixed_view_mut::<3, 4>(3, Q).copy_from(&turn);
+    map.fixed_view_mut::<3, 3>(6, V).copy_from(&frame);
+    map.fixed_view_mut::<3, 3>(9, W).copy_from(&m.rotation);
+    map.fixed_view_mut::<3, 4>(9, Q)
+        .copy_from(&(-skew(&m.w) * turn));
+    map
+}
+
+/// Body `b`'s own block without its contacts: the kinematic rows and the rigid body's
+/// equations of motion, with the rotation of the whole torque row (contacts included).
+fn own_block(mechanism: &Mechanism, ws: &Workspace, y: &[f64], cj: f64, b: &FreeBody) -> Block {
+    let body = &mechanism.bodies[b.body];
+    let frame = frame_rotation(body);
+    let m = &ws.motion[b.body];
+    let rotation = m.rotation;
+    let phi = rotation_by_quaternion(y, b);
+    let turn = rotation * phi;
+    let mut block = Block::zeros();
+    // ṙ − v.
+    block
+        .fixed_view_mut::<3, 3>(R, R)
+        .copy_from(&(Matrix3::identity() * cj));
+    block
+        .fixed_view_mut::<3, 3>(R, V)
+        .copy_from(&-Matrix3::identity());
+    // Q̇ − ½ Q ⊗ (0, ω) − k (1 − |Q|²) Q, in the order x, y, z, w.
+    let u = Vector3::new(y[b.q + 3], y[b.q + 4], y[b.q + 5]);
+    let w = y[b.q + 6];
+    let omega = Vector3::new(y[b.v + 3], y[b.v + 4], y[b.v + 5]);
+    let quaternion = nalgebra::Vector4::new(u.x, u.y, u.z, w);
+    let mut by_q = SMatrix::<f64, 4, 4>::zeros();
+    by_q.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(&(-skew(&omega) * 0.5));
+    by_q.fixed_view_mut::<3, 1>(0, 3).copy_from(&(omega * 0.5));
+    by_q.fixed_view_mut::<1, 3>(3, 0)
+        .copy_from(&(-omega.transpose() * 0.5));
+    let k = QUATERNION_NORM_RATE;
+    by_q += SMatrix::<f64, 4, 4>::identity() * (k * (1.0 - quaternion.norm_squared()))
+        - quaternion * quaternion.transpose() * (2.0 * k);
+    let mut by_w = SMatrix::<f64, 4, 3>::zeros();
+    by_w.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(&((Matrix3::identity() * w + skew(&u)) * 0.5));
+    by_w.fixed_view_mut::<1, 3>(3, 0)
+        .copy_from(&(-u.transpose() * 0.5));
+    block
+        .fixed_view_mut::<4, 4>(Q, Q)
+        .copy_from(&(SMatrix::<f64, 4, 4>::identity() * cj - by_q));
+    block.fixed_view_mut::<4, 3>(Q, W).copy_from(&-by_w);
+
+    // The rigid body's force f and torque t (world) by W = (p, θ, v, ω, a, α).
+    let mut df = SMatrix::<f64, 3, 18>::zeros();
+    let mut dt = SMatrix::<f64, 3, 18>::zeros();
+    if body.mass > 0.0 {
+        let mass = body.mass;
+        let c = rotation * body.center;
+        let inertia = rotation * body.inertia * rotation.transpose();
+        let (w, alpha) = (m.w, m.alpha);
+        let gravity = mechanism.gravity_gradient(&(m.r + c));
+        let f = mass
+            * (m.a + alpha.cross(&c) + w.cross(&w.cross(&c)) - mechanism.gravity_at(&(m.r + c)));
+        let (sc, sw, sa) = (skew(&c), skew(&w), skew(&alpha));
+        let f_p = -gravity * mass;
+        let f_theta = -(sa + sw * sw - gravity) * sc * mass;
+        let f_w = -(skew(&w.cross(&c)) + sw * sc) * mass;
+        let f_alpha = -sc * mass;
+        df.fixed_view_mut::<3, 3>(0, 0).copy_from(&f_p);
+        df.fixed_view_mut::<3, 3>(0, 3).copy_from(&f_theta);
+        df.fixed_view_mut::<3, 3>(0, 9).copy_from(&f_w);
+        df.fixed_view_mut::<3, 3>(0, 12)
+            .copy_from(&(Matrix3::identity() * mass));
+        df.fixed_view_mut::<3, 3>(0, 15).copy_from(&f_alpha);
+        let t_theta = (inertia * sa - skew(&(inertia * alpha)))
+            + sw * (inertia * sw - skew(&(inertia * w)))
+            + skew(&f) * sc
+            + sc * f_theta;
+        dt.fixed_view_mut::<3, 3>(0, 0).copy_from(&(sc * f_p));
+        dt.fixed_view_mut::<3, 3>(0, 3).copy_from(&t_theta);
+        dt.fixed_view_mut::<3, 3>(0, 9)
+            .copy_from(&(sw * inertia - skew(&(inertia * w)) + sc * f_w));
+        dt.fixed_view_mut::<3, 3>(0, 12).copy_from(&(sc * mass));
+        dt.fixed_view_mut::<3, 3>(0, 15)
+            .copy_from(&(inertia + sc * f_alpha));
+    }
+    // d(p, θ, v, ω, a, α) by the states, a and α with c_j from ẏ.
+    let mut map = SMatrix::<f64, 18, STATES>::zeros();
+    map.fixed_view_mut::<12, STATES>(0, 0)
+        .copy_from(&motion_map(mechanism, ws, y, b));
+    map.fixed_view_mut::<3, 3>(12, V).copy_from(&(frame * cj));
+    map.fixed_view_mut::<3, 3>(15, W)
+        .copy_from(&(rotation * cj));
+    map.fixed_view_mut::<3, 4>(15, Q)
+        .copy_from(&(-skew(&m.alpha) * turn));
+    block
+        .fixed_view_mut::<3, STATES>(V, 0)
+        .copy_from(&(frame.transpose() * df * map));
+    // Rᵀ t: the torque of the whole body (ws.torque, contacts included) turns with it.
+    let total = ws.torque[b.body];
+    let mut rotated = rotation.transpose() * dt * map;
+    let mut by_turn = rotated.fixed_view_mut::<3, 4>(0, Q);
+    by_turn += rotation.transpose() * skew(&total) * turn;
+    block.fixed_view_mut::<3, STATES>(W, 0).copy_from(&rotated);
+    block
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::contacts::Friction;
+    use super::*;
+    use crate::dynamics::{residual, FlangeInputs};
+    use crate::ida::DenseMatrixView;
+    use crate::simulation::{Simulation, SimulationOptions};
+    use nalgebra::UnitQuaternion;
+
+    /// A reproducible sequence in [−1, 1).
+    fn pseudo_random(seed: &mut u64) -> f64 {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+
+    /// Fourth-order central difference quotients of J = ∂F/∂y + c_j ∂F/∂ẏ, one column at a
+    /// time, with increment `h(j)`.
+    fn central_differences(
+        evaluate: &mut impl FnMut(&[f64], &[f64], &mut [f64]),
+        y: &[f64],
+        yp: &[f64],
+        cj: f64,
+        h: impl Fn(usize) -> f64,
+    ) -> Vec<f64> {
+        let n = y.len();
+        let mut jac = vec![0.0; n * n];
+        let mut f = [vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+        for j in 0..n {
+            let step = h(j);
+            for (k, times) in [2.0, 1.0, -1.0, -2.0].into_iter().enumerate() {
+                let (mut y1, mut yp1) = (y.to_vec(), yp.to_vec());
+                y1[j] = y[j] + times * step;
+                yp1[j] = yp[j] + cj * times * step;
+                evaluate(&y1, &yp1, &mut f[k]);
+            }
+            for r in 0..n {
+                jac[j * n + r] = (8.0 * (f[1][r] - f[2][r]) - (f[0][r] - f[3][r])) / (12.0 * step);
+            }
+        }
+        jac
+    }
+
+    /// For every shipped scene of free bodies, at 12 states near its start (positions moved by
+    /// up to 0.1 mm, so that bodies press into each other and into the table by up to that,
+    /// speeds of m/s and of the contact law's band, pairs stuck and slipping): the exact J
+    /// equals central difference quotients of the residual, column by column, to the
+    /// quotients' own error (relative to the column's largest entry).
+    #[test]
+    fn exact_jacobian_equals_difference_quotients() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+        let mut paths: Vec<_> = std::fs::read_dir(&folder)
+            .expect("models")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "m3d"))
+            .collect();
+        paths.sort();
+        let mut checked = Vec::new();
+        let mut pressed = 0;
+        for path in paths {
+            let sim = Simulation::from_file(&path, SimulationOptions::default()).expect("model");
+            let mechanism = sim.mechanism();
+            let Some(free) = FreeBodies::new(mechanism) else {
+                continue;
+            };
+            if mechanism.len() > 400 {
+                continue;
+            }
+            let n = mechanism.len();
+            let inputs = FlangeInputs::new(mechanism);
+            let mut ws = Workspace::new(mechanism);
+            let mut seed = 11;
+            let (mut worst, mut worst_own) = (0.0f64, 0.0f64);
+            for sample in 0..12 {
+                let mut y = sim.continuous_states()[..n].to_vec();
+                let mut yp = vec![0.0; n];
+                // Speeds either of m/s or inside the band of the contact law (v_small 1 cm/s).
+                let speed = if sample % 2 == 0 { 2.0 } else { 0.004 };
+                for b in &free.bodies {
+                    for i in 0..3 {
+                        y[b.q + i] += 1e-4 * pseudo_random(&mut seed);
+                    }
+                    for i in 3..7 {
+                        y[b.q + i] += 0.05 * pseudo_random(&mut seed);
+                    }
+                    for i in 0..6 {
+                        y[b.v + i] = speed * pseudo_random(&mut seed);
+                        yp[b.v + i] = 10.0 * pseudo_random(&mut seed);
+                    }
+                }
+                let mut f = vec![0.0; n];
+                residual(mechanism, &inputs, &mut ws, &y, &yp, &mut f);
+                // Every other sample, the penetrating pairs stick near their contact points.
+                if sample % 4 >= 2 {
+                    for &index in &ws.near_pairs.pairs.clone() {
+                        let pair = ws.pairs.get(index).clone();
+                        let set = &mechanism.collisions;
+                        let (ma, mb) = (
+                            ws.motion[set.colliders[pair.a].body],
+                            ws.motion[set.colliders[pair.b].body],
+                        );
+                        let mut wiggle = || {
+                            Vector3::new(
+                                pseudo_random(&mut seed),
+                                pseudo_random(&mut seed),
+                                pseudo_random(&mut seed),
+                            ) * 1e-6
+                        };
+                        let point = ws.collider_poses[pair.a].translation.vector;
+                        let turn = ma.rotation.transpose() * mb.rotation;
+                        let offset = UnitQuaternion::from_scaled_axis(wiggle() * 1e3);
+                        ws.pairs.frictions[index] = Friction::Stuck {
+                            on_a: ma.rotation.transpose() * (point - ma.r + wiggle()),
+                            on_b: mb.rotation.transpose() * (point - mb.r + wiggle()),
+                            turn: UnitQuaternion::from_matrix(&turn) * offset,
+                        };
+                    }
+                }
+                residual(mechanism, &inputs, &mut ws, &y, &yp, &mut f);
+                let cj = 1e3 * (1.5 + pseudo_random(&mut seed));
+                let mut exact = vec![0.0; n * n];
+                free.jacobian(
+                    mechanism,
+                    &ws,
+                    &y,
+                    cj,
+                    &mut JacobianMatrix::Dense(DenseMatrixView::new(&mut exact, n).unwrap()),
+                )
+                .expect("supported pairs");
+                let contacts = (0..n * n)
+                    .filter(|&e| {
+                        let (c, r) = (e / n, e % n);
+                        exact[e] != 0.0 && groups_of(&free, r) != groups_of(&free, c)
+                    })
+                    .count();
+                pressed += usize::from(contacts > 0);
+                let mut probe = Workspace::new(mechanism);
+                probe.pairs = ws.pairs.clone();
+                let mut quotients = |k: f64| {
+                    central_differences(
+                        &mut |y, yp, f| residual(mechanism, &inputs, &mut probe, y, yp, f),
+                        &y,
+                        &yp,
+                        cj,
+                        |j| k * free.increment(j),
+                    )
+                };
+                // Two increments: the quotients' own error (truncation at depths of nm,
+                // round-off of kN forces) is estimated by their difference.
+                let (coarse, fine) = (quotients(1.0), quotients(0.25));
+                for c in 0..n {
+                    let column = &fine[c * n..(c + 1) * n];
+                    let scale = column.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+                    for r in 0..n {
+                        let e = c * n + r;
+                        let error = (exact[e] - fine[e]).abs() / scale;
+                        let own = (coarse[e] - fine[e]).abs() / scale;
+                        assert!(
+                            error < 1e-6 + 2.0 * own,
+                            "{}: sample {sample}, entry ({r}, {c}): exact {:e}, quotients {:e} \
+                             and {:e}",
+                            path.display(),
+                            exact[e],
+                            fine[e],
+                            coarse[e]
+                        );
+                        worst = worst.max(error);
+                        worst_own = worst_own.max(own);
+                    }
+                }
+            }
+            eprintln!(
+                "{}: exact J against central differences within {worst:.1e} (relative to each \
+                 column's largest entry; the quotients' own error up to {worst_own:.1e})",
+                path.display()
+            );
+            checked.push(path);
+        }
+        assert!(checked.len() >= 4, "{checked:?}");
+        assert!(
+            pressed >= 10,
+            "{pressed} samples with bodies pressed together"
+        );
+    }
+
+    fn groups_of(free: &FreeBodies, state: usize) -> usize {
+        free.bodies
+            .iter()
+            .position(|b| (b.q..b.q + 7).contains(&state) || (b.v..b.v + 6).contains(&state))
+            .unwrap_or(usize::MAX)
+    }
+
+    impl FreeBodies {
+        /// Difference increments: 10 nm of position (pressed contacts are 0–0.1 mm deep), 1e-6
+        /// of a quaternion component (2 µrad), 1e-5 m/s or rad/s; smaller ones lose digits to
+        /// the round-off of forces of kN and of the rotation's conversions.
+        fn increment(&self, state: usize) -> f64 {
+            let Some(b) = self
+                .bodies
+                .iter()
+                .find(|b| (b.q..b.q + 7).contains(&state) || (b.v..b.v + 6).contains(&state))
+            else {
+                return 1e-6;
+            };
+            match state {
+                s if s < b.q + 3 => 1e-8,
+                s if s < b.q + 7 => 1e-6,
+                _ => 1e-5,
+            }
+        }
+    }
+}
