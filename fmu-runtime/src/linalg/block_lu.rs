@@ -143,6 +143,12 @@ impl BlockMatrix {
         }
     }
 
+    /// The stored block of row group `row` and column group `column` (its rows and columns
+    /// in the order of the groups' unknowns); `None` outside the pattern.
+    pub fn block_mut(&mut self, row: usize, column: usize) -> Option<&mut DMatrix<f64>> {
+        self.columns.get_mut(column)?.get_mut(&row)
+    }
+
     /// `y = A·x` (for checks).
     pub fn multiply(&self, x: &[f64]) -> Vec<f64> {
         let mut y = vec![0.0; self.size()];

@@ -327,11 +327,17 @@ impl Simulation {
                 || mechanism.collisions.has_pairs()
                 || b.len() > 1 && y0.len() >= BLOCK_SOLVER_STATES
         });
-        // Many of them: their iteration matrix is factored block by block.
+        // A scene of free bodies: the exact Jacobian (`dynamics::FreeBodies`).
+        let free_bodies = branches.as_ref().and_then(|_| FreeBodies::new(&mechanism));
+        // Many bodies, or free bodies whose exact Jacobian couples only those in contact: their
+        // iteration matrix is factored block by block.
+        let free_scene = free_bodies.as_ref().is_some_and(|f| f.groups().len() > 1);
         let linear_solver = match (&branches, options.linear_solver) {
             (None, _) => LinearSolverKind::Dense,
             (Some(_), Some(kind)) => kind,
-            (Some(_), None) if y0.len() >= BLOCK_SOLVER_STATES => LinearSolverKind::Blocks,
+            (Some(_), None) if free_scene || y0.len() >= BLOCK_SOLVER_STATES => {
+                LinearSolverKind::Blocks
+            }
             (Some(_), None) => LinearSolverKind::Dense,
         };
         // The speeds of bodies that may touch are resolved to a tenth of their contacts' speed
@@ -388,8 +394,6 @@ impl Simulation {
             .iter()
             .flat_map(|cut| cut.kind.axes().iter().map(|axis| axis.start))
             .collect();
-        // A scene of free bodies: the exact Jacobian (`dynamics::FreeBodies`).
-        let free_bodies = branches.as_ref().and_then(|_| FreeBodies::new(&mechanism));
         let dae = MechanismDae {
             mechanism,
             inputs,

@@ -319,6 +319,11 @@ pub fn pair_loads(
     if (pb.translation.vector - pa.translation.vector).norm_squared() > reach * reach {
         return Ok(None);
     }
+    // Most near pairs of a scene of many bodies are apart: the narrow phase alone first.
+    if crate::collision::distance(&ca.shape, pa, &cb.shape, pb).map_or(true, |c| c.distance >= 0.0)
+    {
+        return Ok(None);
+    }
     let a = Side {
         motion: &motion[ca.body],
         column: 0,

@@ -56,6 +56,8 @@ pub struct FreeBodies {
     bodies: Vec<FreeBody>,
     /// The free body (index into `bodies`) of each mechanism body; `None`: fixed to the world.
     of_body: Vec<Option<usize>>,
+    /// The states of each body, in the order of its block: r, Q, v, ω.
+    groups: Vec<Vec<usize>>,
 }
 
 impl FreeBodies {
@@ -94,15 +96,20 @@ impl FreeBodies {
         if !supported(&mechanism.collisions) {
             return None;
         }
-        Some(FreeBodies { bodies, of_body })
+        let groups = bodies
+            .iter()
+            .map(|b| (b.q..b.q + 7).chain(b.v..b.v + 6).collect())
+            .collect();
+        Some(FreeBodies {
+            bodies,
+            of_body,
+            groups,
+        })
     }
 
     /// The states of each body, in the order of its block: r, Q, v, ω.
-    pub fn groups(&self) -> Vec<Vec<usize>> {
-        self.bodies
-            .iter()
-            .map(|b| (b.q..b.q + 7).chain(b.v..b.v + 6).collect())
-            .collect()
+    pub fn groups(&self) -> &[Vec<usize>] {
+        &self.groups
     }
 
     /// Fills `jac` with J at (y, ẏ); `ws` holds the residual's evaluation there (kinematics,
@@ -159,22 +166,27 @@ impl FreeBodies {
                 }
             }
         }
-        let groups = self.groups();
-        if let JacobianMatrix::Blocks(matrix) = jac {
-            let links: Vec<(usize, usize)> =
-                blocks.keys().filter(|(r, c)| r != c).copied().collect();
-            // The groups partition the states (checked in `new`), so this cannot fail.
-            if let Some(fresh) = BlockMatrix::new(groups.clone(), &links) {
-                **matrix = fresh;
+        match jac {
+            JacobianMatrix::Blocks(matrix) => {
+                let links: Vec<(usize, usize)> =
+                    blocks.keys().filter(|(r, c)| r != c).copied().collect();
+                // The groups partition the states (checked in `new`), so this cannot fail.
+                if let Some(fresh) = BlockMatrix::new(self.groups.clone(), &links) {
+                    **matrix = fresh;
+                }
+                for (&(row, column), block) in &blocks {
+                    if let Some(stored) = matrix.block_mut(row, column) {
+                        stored.copy_from(block);
+                    }
+                }
             }
-        }
-        for (&(row, column), block) in &blocks {
-            for (r, &i) in groups[row].iter().enumerate() {
-                for (c, &j) in groups[column].iter().enumerate() {
-                    match jac {
-                        JacobianMatrix::Dense(view) => view.set(i, j, block[(r, c)]),
-                        JacobianMatrix::Blocks(matrix) => matrix.set(i, j, block[(r, c)]),
-                    };
+            JacobianMatrix::Dense(view) => {
+                for (&(row, column), block) in &blocks {
+                    for (r, &i) in self.groups[row].iter().enumerate() {
+                        for (c, &j) in self.groups[column].iter().enumerate() {
+                            view.set(i, j, block[(r, c)]);
+                        }
+                    }
                 }
             }
         }
