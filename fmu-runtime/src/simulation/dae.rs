@@ -16,9 +16,9 @@ pub(super) struct MechanismDae {
     /// The branches whose Jacobian columns are formed together (a scene of several bodies in
     /// contact, without cut-joints); `None`: IDA's own difference quotients.
     pub(super) branches: Option<Branches>,
-    /// A scene of free bodies: its exact Jacobian ([`FreeBodies`]) instead of the grouped
-    /// difference quotients.
-    pub(super) free_bodies: Option<FreeBodies>,
+    /// A mechanism with an exact Jacobian ([`ExactJacobian`]: free bodies, trees of revolute
+    /// and prismatic joints) instead of difference quotients.
+    pub(super) exact: Option<ExactJacobian>,
     /// The integrator's tolerance (sizes the difference-quotient increments).
     pub(super) tolerance: f64,
     /// Residual evaluations spent on grouped Jacobians (IDA does not count them).
@@ -139,8 +139,8 @@ impl DaeSystem for MechanismDae {
         }
     }
 
-    /// The exact Jacobian of a scene of free bodies ([`FreeBodies`]), or grouped difference
-    /// quotients ([`Branches`]); only set up when `branches` is `Some`.
+    /// The exact Jacobian ([`ExactJacobian`]), or grouped difference quotients
+    /// ([`Branches`]); only set up when one of them is `Some`.
     fn jacobian(
         &mut self,
         t: f64,
@@ -150,20 +150,21 @@ impl DaeSystem for MechanismDae {
         res: &[f64],
         jac: &mut JacobianMatrix<'_>,
     ) -> Option<Result<(), CallbackError>> {
-        if let Some(free_bodies) = self.free_bodies.take() {
+        if let Some(exact) = self.exact.take() {
             // The kinematics, loads and near pairs at (y, ẏ), which the matrix is formed at.
             let mut f = std::mem::take(&mut self.scratch);
             let evaluated = self.residual(t, y, yp, &mut f);
             self.scratch = f;
             self.jacobian_residuals += 1;
-            let formed = evaluated
-                .map(|()| free_bodies.jacobian(&self.mechanism, &self.workspace, y, cj, jac));
-            self.free_bodies = Some(free_bodies);
+            let formed =
+                evaluated.map(|()| exact.jacobian(&self.mechanism, &self.workspace, y, cj, jac));
+            self.exact = Some(exact);
             match formed {
                 Ok(Ok(())) => return Some(Ok(())),
                 Err(error) => return Some(Err(error)),
-                // A pair without a derivative: this scene goes to the difference quotients.
-                Ok(Err(_)) => self.free_bodies = None,
+                // A pair without a derivative (or a block matrix for a tree): this mechanism
+                // goes to the difference quotients.
+                Ok(Err(_)) => self.exact = None,
             }
         }
         let branches = self.branches.take()?;

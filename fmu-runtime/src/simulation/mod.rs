@@ -18,7 +18,7 @@ use crate::dynamics::contacts::Friction;
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
     assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
-    FlangeInputs, FreeBodies, Mechanism, SingularMassMatrix, Workspace,
+    ExactJacobian, FlangeInputs, Mechanism, SingularMassMatrix, Workspace,
 };
 use crate::ida::{
     AbsTolerance, CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix,
@@ -327,11 +327,14 @@ impl Simulation {
                 || mechanism.collisions.has_pairs()
                 || b.len() > 1 && y0.len() >= BLOCK_SOLVER_STATES
         });
-        // A scene of free bodies: the exact Jacobian (`dynamics::FreeBodies`).
-        let free_bodies = branches.as_ref().and_then(|_| FreeBodies::new(&mechanism));
+        // The exact Jacobian where there is one (`dynamics::ExactJacobian`).
+        let exact = ExactJacobian::new(&mechanism);
         // Many bodies, or free bodies whose exact Jacobian couples only those in contact: their
         // iteration matrix is factored block by block.
-        let free_scene = free_bodies.as_ref().is_some_and(|f| f.groups().len() > 1);
+        let free_scene = exact
+            .as_ref()
+            .and_then(ExactJacobian::free_bodies)
+            .is_some_and(|f| f.groups().len() > 1);
         let linear_solver = match (&branches, options.linear_solver) {
             (None, _) => LinearSolverKind::Dense,
             (Some(_), Some(kind)) => kind,
@@ -340,6 +343,9 @@ impl Simulation {
             }
             (Some(_), None) => LinearSolverKind::Dense,
         };
+        // A tree's exact Jacobian fills dense matrices only.
+        let exact =
+            exact.filter(|e| e.free_bodies().is_some() || linear_solver == LinearSolverKind::Dense);
         // The speeds of bodies that may touch are resolved to a tenth of their contacts' speed
         // bands (`Branches::speed_resolution`), the rest to the tolerance.
         let atol = match &branches {
@@ -357,7 +363,7 @@ impl Simulation {
             rtol: tolerance,
             atol,
             max_step: options.max_step,
-            user_jacobian: branches.is_some(),
+            user_jacobian: branches.is_some() || exact.is_some(),
             linear_solver,
             ..IdaOptions::default()
         };
@@ -400,7 +406,7 @@ impl Simulation {
             signals,
             workspace,
             scratch,
-            free_bodies,
+            exact,
             branches,
             tolerance,
             jacobian_residuals: 0,

@@ -20,7 +20,8 @@
 //! that of Q/|Q|), v = R_a v, ω_w = R ω, a = R_a v̇, α = R ω̇ (so dω_w = R dω − [ω_w]× R Φ dQ,
 //! and likewise α). The torque row is rotated into body axes, which adds Rᵀ [t]× dθ.
 
-use super::super::mechanism::Mechanism;
+use super::super::kinematics::BodyMotion;
+use super::super::mechanism::{Body, Mechanism};
 use super::super::residual::{Workspace, QUATERNION_NORM_RATE};
 use super::contact::{pair_loads, skew, supported, Unsupported};
 use crate::assembly::TreeJointKind;
@@ -195,7 +196,7 @@ impl FreeBodies {
 }
 
 /// The rotation of a free joint's frame on the world (its parent).
-fn frame_rotation(body: &super::super::mechanism::Body) -> Matrix3<f64> {
+fn frame_rotation(body: &Body) -> Matrix3<f64> {
     body.joint.as_ref().map_or(Matrix3::identity(), |joint| {
         *joint.frame_a.rotation.to_rotation_matrix().matrix()
     })
@@ -270,7 +271,37 @@ fn own_block(mechanism: &Mechanism, ws: &Workspace, y: &[f64], cj: f64, b: &Free
         .copy_from(&(SMatrix::<f64, 4, 4>::identity() * cj - by_q));
     block.fixed_view_mut::<4, 3>(Q, W).copy_from(&-by_w);
 
-    // The rigid body's force f and torque t (world) by W = (p, θ, v, ω, a, α).
+    let (df, dt) = rigid_load_derivative(mechanism, body, m);
+    // d(p, θ, v, ω, a, α) by the states, a and α with c_j from ẏ.
+    let mut map = SMatrix::<f64, 18, STATES>::zeros();
+    map.fixed_view_mut::<12, STATES>(0, 0)
+        .copy_from(&motion_map(mechanism, ws, y, b));
+    map.fixed_view_mut::<3, 3>(12, V).copy_from(&(frame * cj));
+    map.fixed_view_mut::<3, 3>(15, W)
+        .copy_from(&(rotation * cj));
+    map.fixed_view_mut::<3, 4>(15, Q)
+        .copy_from(&(-skew(&m.alpha) * turn));
+    block
+        .fixed_view_mut::<3, STATES>(V, 0)
+        .copy_from(&(frame.transpose() * df * map));
+    // Rᵀ t: the torque of the whole body (ws.torque, contacts included) turns with it.
+    let total = ws.torque[b.body];
+    let mut rotated = rotation.transpose() * dt * map;
+    let mut by_turn = rotated.fixed_view_mut::<3, 4>(0, Q);
+    by_turn += rotation.transpose() * skew(&total) * turn;
+    block.fixed_view_mut::<3, STATES>(W, 0).copy_from(&rotated);
+    block
+}
+
+/// The derivatives of a rigid body's inertial-minus-gravity force f = m (a_c − g) and torque
+/// t = I_w α + ω × I_w ω + c × f (world, about its origin) with respect to its world motion
+/// W = (p, θ, v, ω, a, α) (module documentation).
+pub(super) fn rigid_load_derivative(
+    mechanism: &Mechanism,
+    body: &Body,
+    m: &BodyMotion,
+) -> (SMatrix<f64, 3, 18>, SMatrix<f64, 3, 18>) {
+    let rotation = m.rotation;
     let mut df = SMatrix::<f64, 3, 18>::zeros();
     let mut dt = SMatrix::<f64, 3, 18>::zeros();
     if body.mass > 0.0 {
@@ -304,70 +335,20 @@ fn own_block(mechanism: &Mechanism, ws: &Workspace, y: &[f64], cj: f64, b: &Free
         dt.fixed_view_mut::<3, 3>(0, 15)
             .copy_from(&(inertia + sc * f_alpha));
     }
-    // d(p, θ, v, ω, a, α) by the states, a and α with c_j from ẏ.
-    let mut map = SMatrix::<f64, 18, STATES>::zeros();
-    map.fixed_view_mut::<12, STATES>(0, 0)
-        .copy_from(&motion_map(mechanism, ws, y, b));
-    map.fixed_view_mut::<3, 3>(12, V).copy_from(&(frame * cj));
-    map.fixed_view_mut::<3, 3>(15, W)
-        .copy_from(&(rotation * cj));
-    map.fixed_view_mut::<3, 4>(15, Q)
-        .copy_from(&(-skew(&m.alpha) * turn));
-    block
-        .fixed_view_mut::<3, STATES>(V, 0)
-        .copy_from(&(frame.transpose() * df * map));
-    // Rᵀ t: the torque of the whole body (ws.torque, contacts included) turns with it.
-    let total = ws.torque[b.body];
-    let mut rotated = rotation.transpose() * dt * map;
-    let mut by_turn = rotated.fixed_view_mut::<3, 4>(0, Q);
-    by_turn += rotation.transpose() * skew(&total) * turn;
-    block.fixed_view_mut::<3, STATES>(W, 0).copy_from(&rotated);
-    block
+    (df, dt)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::super::contacts::Friction;
+    use super::super::test_support::{
+        central_differences, compare_with_quotients, pseudo_random, shipped_models,
+    };
     use super::*;
     use crate::dynamics::{residual, FlangeInputs};
     use crate::ida::DenseMatrixView;
     use crate::simulation::{Simulation, SimulationOptions};
     use nalgebra::UnitQuaternion;
-
-    /// A reproducible sequence in [−1, 1).
-    fn pseudo_random(seed: &mut u64) -> f64 {
-        *seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (*seed >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-
-    /// Fourth-order central difference quotients of J = ∂F/∂y + c_j ∂F/∂ẏ, one column at a
-    /// time, with increment `h(j)`.
-    fn central_differences(
-        evaluate: &mut impl FnMut(&[f64], &[f64], &mut [f64]),
-        y: &[f64],
-        yp: &[f64],
-        cj: f64,
-        h: impl Fn(usize) -> f64,
-    ) -> Vec<f64> {
-        let n = y.len();
-        let mut jac = vec![0.0; n * n];
-        let mut f = [vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]];
-        for j in 0..n {
-            let step = h(j);
-            for (k, times) in [2.0, 1.0, -1.0, -2.0].into_iter().enumerate() {
-                let (mut y1, mut yp1) = (y.to_vec(), yp.to_vec());
-                y1[j] = y[j] + times * step;
-                yp1[j] = yp[j] + cj * times * step;
-                evaluate(&y1, &yp1, &mut f[k]);
-            }
-            for r in 0..n {
-                jac[j * n + r] = (8.0 * (f[1][r] - f[2][r]) - (f[0][r] - f[3][r])) / (12.0 * step);
-            }
-        }
-        jac
-    }
 
     /// For every shipped scene of free bodies, at 12 states near its start (positions moved by
     /// up to 0.1 mm, so that bodies press into each other and into the table by up to that,
@@ -376,13 +357,7 @@ mod tests {
     /// quotients' own error (relative to the column's largest entry).
     #[test]
     fn exact_jacobian_equals_difference_quotients() {
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
-        let mut paths: Vec<_> = std::fs::read_dir(&folder)
-            .expect("models")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "m3d"))
-            .collect();
-        paths.sort();
+        let paths = shipped_models();
         let mut checked = Vec::new();
         let mut pressed = 0;
         for path in paths {
@@ -476,26 +451,10 @@ mod tests {
                 // Two increments: the quotients' own error (truncation at depths of nm,
                 // round-off of kN forces) is estimated by their difference.
                 let (coarse, fine) = (quotients(1.0), quotients(0.25));
-                for c in 0..n {
-                    let column = &fine[c * n..(c + 1) * n];
-                    let scale = column.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-                    for r in 0..n {
-                        let e = c * n + r;
-                        let error = (exact[e] - fine[e]).abs() / scale;
-                        let own = (coarse[e] - fine[e]).abs() / scale;
-                        assert!(
-                            error < 1e-6 + 2.0 * own,
-                            "{}: sample {sample}, entry ({r}, {c}): exact {:e}, quotients {:e} \
-                             and {:e}",
-                            path.display(),
-                            exact[e],
-                            fine[e],
-                            coarse[e]
-                        );
-                        worst = worst.max(error);
-                        worst_own = worst_own.max(own);
-                    }
-                }
+                let label = format!("{}, sample {sample}", path.display());
+                let (error, own) = compare_with_quotients(&exact, &coarse, &fine, &label);
+                worst = worst.max(error);
+                worst_own = worst_own.max(own);
             }
             eprintln!(
                 "{}: exact J against central differences within {worst:.1e} (relative to each \

@@ -3,14 +3,66 @@
 //!
 //! - [`free_bodies`]: exact, from the derivatives of the equations, for scenes of free bodies
 //!   whose contact pairs have a derivative ([`contact`]); one residual evaluation per matrix.
+//! - [`tree`]: exact, column by column in tangent mode, for trees of revolute and prismatic
+//!   joints (with such contact pairs too).
 //! - [`grouped`]: grouped difference quotients over the branches of any tree mechanism without
 //!   loops (the bodies hanging from the world and what hangs from them); one residual
 //!   evaluation per state of the widest branch and per colour of coupled branches.
-//! - Mechanisms with loops: IDA's own difference quotients, one evaluation per state.
+//! - Mechanisms with loops, drives or force elements: the difference quotients (grouped, or
+//!   IDA's own, one evaluation per state).
 
 pub mod contact;
 mod free_bodies;
 mod grouped;
+#[cfg(test)]
+mod test_support;
+mod tree;
 
 pub use free_bodies::FreeBodies;
 pub use grouped::Branches;
+pub use tree::TreeJacobian;
+
+use super::mechanism::Mechanism;
+use super::residual::Workspace;
+use crate::ida::JacobianMatrix;
+use contact::Unsupported;
+
+/// The exact Jacobian of a mechanism that has one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExactJacobian {
+    FreeBodies(FreeBodies),
+    Tree(TreeJacobian),
+}
+
+impl ExactJacobian {
+    /// The exact Jacobian that applies to `mechanism`, if any.
+    pub fn new(mechanism: &Mechanism) -> Option<ExactJacobian> {
+        FreeBodies::new(mechanism)
+            .map(ExactJacobian::FreeBodies)
+            .or_else(|| TreeJacobian::new(mechanism).map(ExactJacobian::Tree))
+    }
+
+    /// Fills `jac` with J at (y, ẏ), whose residual `ws` holds. [`Unsupported`] leaves `jac`
+    /// as it was, for the difference quotients.
+    pub fn jacobian(
+        &self,
+        mechanism: &Mechanism,
+        ws: &Workspace,
+        y: &[f64],
+        cj: f64,
+        jac: &mut JacobianMatrix<'_>,
+    ) -> Result<(), Unsupported> {
+        match self {
+            ExactJacobian::FreeBodies(free) => free.jacobian(mechanism, ws, y, cj, jac),
+            ExactJacobian::Tree(tree) => tree.jacobian(mechanism, ws, cj, jac),
+        }
+    }
+
+    /// The free bodies, for a scene of them.
+    pub fn free_bodies(&self) -> Option<&FreeBodies> {
+        match self {
+            ExactJacobian::FreeBodies(free) => Some(free),
+            ExactJacobian::Tree(_) => None,
+        }
+    }
+}
