@@ -244,6 +244,102 @@ impl Drive {
         }
     }
 
+    /// The exact derivatives of the drive's equations (its parts' f1 and balances, the motor
+    /// and controller equations) and of its joint's equation of motion (which subtracts the
+    /// drive's flange torque), with respect to the drive's states and the joint's coordinate
+    /// and speed (`joint_states`), ẏ's columns with c_j: (row, column, value), to be added to
+    /// J. The equations are linear in these but for the controller's voltage limit, whose
+    /// derivative is that of the side the voltage is on.
+    pub fn jacobian_entries(
+        &self,
+        input: f64,
+        joint: &ScalarCoordinates,
+        joint_states: JointStates,
+        y: &[f64],
+        cj: f64,
+    ) -> Vec<(usize, usize, f64)> {
+        /// A linear form: (column, coefficient).
+        type Form = Vec<(usize, f64)>;
+        let scaled =
+            |form: &Form, k: f64| -> Form { form.iter().map(|&(c, a)| (c, a * k)).collect() };
+        // Angle, speed and acceleration of part j's flange-side end.
+        let motion = |j: usize| -> (Form, Form, Form) {
+            let s = self.states.parts.get(j).copied().unwrap_or(joint_states);
+            (vec![(s.q, 1.0)], vec![(s.v, 1.0)], vec![(s.v, cj)])
+        };
+        let coupling = |j: usize| -> Form {
+            let c = &self.couplings[j];
+            let ratio = self.parts[j + 1].ratio;
+            let ((a_q, a_v, _), (b_q, b_v, _)) = (motion(j), motion(j + 1));
+            [
+                scaled(&b_q, c.stiffness * ratio),
+                scaled(&a_q, -c.stiffness),
+                scaled(&b_v, c.damping * ratio),
+                scaled(&a_v, -c.damping),
+            ]
+            .concat()
+        };
+        let source: Form = match (&self.source, self.states.current) {
+            (DriveSource::Motor(motor), Some(i)) => vec![(i, motor.k)],
+            _ => Vec::new(),
+        };
+        let mut entries = Vec::new();
+        let last = self.parts.len() - 1;
+        let mut from_source_side: Form = Vec::new();
+        for (j, part) in self.parts.iter().enumerate() {
+            let mut load = [
+                scaled(&motion(j).2, part.inertia),
+                scaled(&from_source_side, part.ratio),
+            ]
+            .concat();
+            if j == 0 {
+                load.extend(scaled(&source, -part.ratio));
+            }
+            if j == last {
+                // The joint's equation subtracts the flange torque, −load.
+                entries.extend(load.iter().map(|&(c, a)| (joint_states.v, c, a)));
+                break;
+            }
+            let torque = coupling(j);
+            load.extend(scaled(&torque, -1.0));
+            let s = self.states.parts[j];
+            entries.extend([(s.q, s.q, cj), (s.q, s.v, -1.0)]);
+            entries.extend(load.iter().map(|&(c, a)| (s.v, c, a)));
+            from_source_side = torque;
+        }
+        if let DriveSource::Motor(motor) = &self.source {
+            // The unlimited voltage's form and whether the limit holds it.
+            let (voltage, limited): (Form, bool) = match (&motor.voltage, self.states.controller) {
+                (MotorVoltage::SpeedControl(control), Some(x)) => {
+                    let (v, unlimited) = self.voltage(input, joint, y);
+                    (
+                        vec![(joint_states.v, -control.kp), (x, control.ki)],
+                        v != unlimited,
+                    )
+                }
+                _ => (Vec::new(), false),
+            };
+            if let Some(i) = self.states.current {
+                entries.push((i, i, motor.inductance * cj + motor.resistance));
+                if !limited {
+                    entries.extend(voltage.iter().map(|&(c, a)| (i, c, -a)));
+                }
+                let speed = scaled(&motion(0).1, motor.k * self.parts[0].ratio);
+                entries.extend(speed.iter().map(|&(c, a)| (i, c, a)));
+            }
+            if let (MotorVoltage::SpeedControl(control), Some(x)) =
+                (&motor.voltage, self.states.controller)
+            {
+                // ẋ − (w_ref − q̇ + (V − U)/Kp): V − U is 0 inside the limit, −U beyond it.
+                entries.extend([(x, x, cj), (x, joint_states.v, 1.0)]);
+                if limited {
+                    entries.extend(voltage.iter().map(|&(c, a)| (x, c, a / control.kp)));
+                }
+            }
+        }
+        entries
+    }
+
     fn motor_speed(&self, joint: &ScalarCoordinates, y: &[f64], yp: &[f64]) -> f64 {
         self.parts[0].ratio * self.part_motion(0, y, yp, joint).1
     }

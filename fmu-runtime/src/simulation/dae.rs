@@ -156,8 +156,9 @@ impl DaeSystem for MechanismDae {
             let evaluated = self.residual(t, y, yp, &mut f);
             self.scratch = f;
             self.jacobian_residuals += 1;
-            let formed =
-                evaluated.map(|()| exact.jacobian(&self.mechanism, &self.workspace, y, cj, jac));
+            let formed = evaluated.map(|()| {
+                exact.jacobian(&self.mechanism, &self.inputs, &self.workspace, y, cj, jac)
+            });
             self.exact = Some(exact);
             match formed {
                 Ok(Ok(())) => return Some(Ok(())),

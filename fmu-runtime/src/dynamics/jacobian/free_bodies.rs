@@ -31,7 +31,7 @@ use nalgebra::{Matrix3, SMatrix, Vector3};
 use std::collections::BTreeMap;
 
 /// States per free body: r (3), Q (4), v (3), ω (3).
-const STATES: usize = 13;
+pub(super) const STATES: usize = 13;
 /// Where the groups of a body's states start: r, Q, v, ω.
 const R: usize = 0;
 const Q: usize = 3;
@@ -45,10 +45,10 @@ type MotionMap = SMatrix<f64, 12, STATES>;
 
 /// One free body: the mechanism body and the first of its position and velocity states.
 #[derive(Debug, Clone, PartialEq)]
-struct FreeBody {
-    body: usize,
-    q: usize,
-    v: usize,
+pub(super) struct FreeBody {
+    pub(super) body: usize,
+    pub(super) q: usize,
+    pub(super) v: usize,
 }
 
 /// A mechanism of free bodies, for which the exact J is formed.
@@ -195,15 +195,65 @@ impl FreeBodies {
     }
 }
 
+/// The columns of the quaternion rows Q̇ − ½ Q ⊗ (0, ω) − k (1 − |Q|²) Q (order x, y, z, w):
+/// by Q (with c_j from Q̇) and by ω.
+pub(super) fn quaternion_rows(
+    y: &[f64],
+    b: &FreeBody,
+    cj: f64,
+) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 3>) {
+    let u = Vector3::new(y[b.q + 3], y[b.q + 4], y[b.q + 5]);
+    let w = y[b.q + 6];
+    let omega = Vector3::new(y[b.v + 3], y[b.v + 4], y[b.v + 5]);
+    let quaternion = nalgebra::Vector4::new(u.x, u.y, u.z, w);
+    let mut by_q = SMatrix::<f64, 4, 4>::zeros();
+    by_q.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(&(-skew(&omega) * 0.5));
+    by_q.fixed_view_mut::<3, 1>(0, 3).copy_from(&(omega * 0.5));
+    by_q.fixed_view_mut::<1, 3>(3, 0)
+        .copy_from(&(-omega.transpose() * 0.5));
+    let k = QUATERNION_NORM_RATE;
+    by_q += SMatrix::<f64, 4, 4>::identity() * (k * (1.0 - quaternion.norm_squared()))
+        - quaternion * quaternion.transpose() * (2.0 * k);
+    let mut by_w = SMatrix::<f64, 4, 3>::zeros();
+    by_w.fixed_view_mut::<3, 3>(0, 0)
+        .copy_from(&((Matrix3::identity() * w + skew(&u)) * 0.5));
+    by_w.fixed_view_mut::<1, 3>(3, 0)
+        .copy_from(&(-u.transpose() * 0.5));
+    (SMatrix::<f64, 4, 4>::identity() * cj - by_q, -by_w)
+}
+
+/// d(p, θ, v, ω, a, α) of body `b` by its states, a and α with c_j from ẏ.
+pub(super) fn full_motion_map(
+    mechanism: &Mechanism,
+    ws: &Workspace,
+    y: &[f64],
+    cj: f64,
+    b: &FreeBody,
+) -> SMatrix<f64, 18, STATES> {
+    let frame = frame_rotation(&mechanism.bodies[b.body]);
+    let m = &ws.motion[b.body];
+    let turn = m.rotation * rotation_by_quaternion(y, b);
+    let mut map = SMatrix::<f64, 18, STATES>::zeros();
+    map.fixed_view_mut::<12, STATES>(0, 0)
+        .copy_from(&motion_map(mechanism, ws, y, b));
+    map.fixed_view_mut::<3, 3>(12, V).copy_from(&(frame * cj));
+    map.fixed_view_mut::<3, 3>(15, W)
+        .copy_from(&(m.rotation * cj));
+    map.fixed_view_mut::<3, 4>(15, Q)
+        .copy_from(&(-skew(&m.alpha) * turn));
+    map
+}
+
 /// The rotation of a free joint's frame on the world (its parent).
-fn frame_rotation(body: &Body) -> Matrix3<f64> {
+pub(super) fn frame_rotation(body: &Body) -> Matrix3<f64> {
     body.joint.as_ref().map_or(Matrix3::identity(), |joint| {
         *joint.frame_a.rotation.to_rotation_matrix().matrix()
     })
 }
 
 /// Φ: dθ_body = Φ dQ for the rotation of Q/|Q| (module documentation).
-fn rotation_by_quaternion(y: &[f64], b: &FreeBody) -> SMatrix<f64, 3, 4> {
+pub(super) fn rotation_by_quaternion(y: &[f64], b: &FreeBody) -> SMatrix<f64, 3, 4> {
     let q = Vector3::new(y[b.q + 3], y[b.q + 4], y[b.q + 5]);
     let w = y[b.q + 6];
     let norm = (q.norm_squared() + w * w).sqrt();
@@ -247,40 +297,12 @@ fn own_block(mechanism: &Mechanism, ws: &Workspace, y: &[f64], cj: f64, b: &Free
     block
         .fixed_view_mut::<3, 3>(R, V)
         .copy_from(&-Matrix3::identity());
-    // Q̇ − ½ Q ⊗ (0, ω) − k (1 − |Q|²) Q, in the order x, y, z, w.
-    let u = Vector3::new(y[b.q + 3], y[b.q + 4], y[b.q + 5]);
-    let w = y[b.q + 6];
-    let omega = Vector3::new(y[b.v + 3], y[b.v + 4], y[b.v + 5]);
-    let quaternion = nalgebra::Vector4::new(u.x, u.y, u.z, w);
-    let mut by_q = SMatrix::<f64, 4, 4>::zeros();
-    by_q.fixed_view_mut::<3, 3>(0, 0)
-        .copy_from(&(-skew(&omega) * 0.5));
-    by_q.fixed_view_mut::<3, 1>(0, 3).copy_from(&(omega * 0.5));
-    by_q.fixed_view_mut::<1, 3>(3, 0)
-        .copy_from(&(-omega.transpose() * 0.5));
-    let k = QUATERNION_NORM_RATE;
-    by_q += SMatrix::<f64, 4, 4>::identity() * (k * (1.0 - quaternion.norm_squared()))
-        - quaternion * quaternion.transpose() * (2.0 * k);
-    let mut by_w = SMatrix::<f64, 4, 3>::zeros();
-    by_w.fixed_view_mut::<3, 3>(0, 0)
-        .copy_from(&((Matrix3::identity() * w + skew(&u)) * 0.5));
-    by_w.fixed_view_mut::<1, 3>(3, 0)
-        .copy_from(&(-u.transpose() * 0.5));
-    block
-        .fixed_view_mut::<4, 4>(Q, Q)
-        .copy_from(&(SMatrix::<f64, 4, 4>::identity() * cj - by_q));
-    block.fixed_view_mut::<4, 3>(Q, W).copy_from(&-by_w);
+    let (by_q, by_w) = quaternion_rows(y, b, cj);
+    block.fixed_view_mut::<4, 4>(Q, Q).copy_from(&by_q);
+    block.fixed_view_mut::<4, 3>(Q, W).copy_from(&by_w);
 
     let (df, dt) = rigid_load_derivative(mechanism, body, m);
-    // d(p, θ, v, ω, a, α) by the states, a and α with c_j from ẏ.
-    let mut map = SMatrix::<f64, 18, STATES>::zeros();
-    map.fixed_view_mut::<12, STATES>(0, 0)
-        .copy_from(&motion_map(mechanism, ws, y, b));
-    map.fixed_view_mut::<3, 3>(12, V).copy_from(&(frame * cj));
-    map.fixed_view_mut::<3, 3>(15, W)
-        .copy_from(&(rotation * cj));
-    map.fixed_view_mut::<3, 4>(15, Q)
-        .copy_from(&(-skew(&m.alpha) * turn));
+    let map = full_motion_map(mechanism, ws, y, cj, b);
     block
         .fixed_view_mut::<3, STATES>(V, 0)
         .copy_from(&(frame.transpose() * df * map));

@@ -3,13 +3,13 @@
 //!
 //! - [`free_bodies`]: exact, from the derivatives of the equations, for scenes of free bodies
 //!   whose contact pairs have a derivative ([`contact`]); one residual evaluation per matrix.
-//! - [`tree`]: exact, column by column in tangent mode, for trees of revolute and prismatic
-//!   joints (with such contact pairs too).
+//! - [`tree`]: exact, column by column in tangent mode, for any tree (revolute, prismatic and
+//!   free joints, force elements, drive trains, such contact pairs).
 //! - [`grouped`]: grouped difference quotients over the branches of any tree mechanism without
 //!   loops (the bodies hanging from the world and what hangs from them); one residual
 //!   evaluation per state of the widest branch and per colour of coupled branches.
-//! - Mechanisms with loops, drives or force elements: the difference quotients (grouped, or
-//!   IDA's own, one evaluation per state).
+//! - Mechanisms with loops, or contact pairs without a derivative: the difference quotients
+//!   (grouped, or IDA's own, one evaluation per state).
 
 pub mod contact;
 mod free_bodies;
@@ -23,7 +23,7 @@ pub use grouped::Branches;
 pub use tree::TreeJacobian;
 
 use super::mechanism::Mechanism;
-use super::residual::Workspace;
+use super::residual::{FlangeInputs, Workspace};
 use crate::ida::JacobianMatrix;
 use contact::Unsupported;
 
@@ -47,6 +47,7 @@ impl ExactJacobian {
     pub fn jacobian(
         &self,
         mechanism: &Mechanism,
+        inputs: &FlangeInputs,
         ws: &Workspace,
         y: &[f64],
         cj: f64,
@@ -54,7 +55,7 @@ impl ExactJacobian {
     ) -> Result<(), Unsupported> {
         match self {
             ExactJacobian::FreeBodies(free) => free.jacobian(mechanism, ws, y, cj, jac),
-            ExactJacobian::Tree(tree) => tree.jacobian(mechanism, ws, cj, jac),
+            ExactJacobian::Tree(tree) => tree.jacobian(mechanism, inputs, ws, y, cj, jac),
         }
     }
 
