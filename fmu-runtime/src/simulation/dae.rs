@@ -157,7 +157,15 @@ impl DaeSystem for MechanismDae {
             self.scratch = f;
             self.jacobian_residuals += 1;
             let formed = evaluated.map(|()| {
-                exact.jacobian(&self.mechanism, &self.inputs, &self.workspace, y, cj, jac)
+                exact.jacobian(
+                    &self.mechanism,
+                    &self.inputs,
+                    &self.workspace,
+                    y,
+                    yp,
+                    cj,
+                    jac,
+                )
             });
             self.exact = Some(exact);
             match formed {

@@ -42,6 +42,7 @@ impl ExactJacobian {
             .or_else(|| TreeJacobian::new(mechanism).map(ExactJacobian::Tree))
     }
 
+    #[allow(clippy::too_many_arguments)]
     /// Fills `jac` with J at (y, ẏ), whose residual `ws` holds. [`Unsupported`] leaves `jac`
     /// as it was, for the difference quotients.
     pub fn jacobian(
@@ -50,12 +51,13 @@ impl ExactJacobian {
         inputs: &FlangeInputs,
         ws: &Workspace,
         y: &[f64],
+        yp: &[f64],
         cj: f64,
         jac: &mut JacobianMatrix<'_>,
     ) -> Result<(), Unsupported> {
         match self {
             ExactJacobian::FreeBodies(free) => free.jacobian(mechanism, ws, y, cj, jac),
-            ExactJacobian::Tree(tree) => tree.jacobian(mechanism, inputs, ws, y, cj, jac),
+            ExactJacobian::Tree(tree) => tree.jacobian(mechanism, inputs, ws, y, yp, cj, jac),
         }
     }
 

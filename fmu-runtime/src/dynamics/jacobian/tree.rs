@@ -10,9 +10,16 @@
 //! trains' equations are linear in their states and their joint's coordinates:
 //! [`crate::dynamics::Drive::jacobian_entries`] adds them.
 //!
-//! Mechanisms with loops, or pairs without a derivative, are left to the difference quotients.
+//! Kinematic loops add, per constraint row, f3 = g and f4 = ġ (differentiated along the cut
+//! bodies' motion changes), the row's wrench times λ̇ in the loads and times μ̇ in f1 (both
+//! turning with the bodies), and the columns of the integrated multipliers λ and μ (c_j times
+//! the row's wrench: their ẏ alone enters).
+//!
+//! Mechanisms with contact pairs without a derivative are left to the difference quotients.
 
 use super::super::kinematics::{BodyMotion, JointCoordinates};
+use super::super::loops::ConstraintRow;
+use super::super::loops::{apply_wrench, constraint_offset, Cut, RowKind, RowValue};
 use super::super::mechanism::Mechanism;
 use super::super::residual::FlangeInputs;
 use super::super::residual::Workspace;
@@ -56,9 +63,9 @@ impl Tangent {
 pub struct TreeJacobian;
 
 impl TreeJacobian {
-    /// `Some` when `mechanism` is a tree (no loops) whose contact pairs have a derivative.
+    /// `Some` when `mechanism`'s contact pairs have a derivative.
     pub fn new(mechanism: &Mechanism) -> Option<TreeJacobian> {
-        if !mechanism.rows.is_empty() || mechanism.is_empty() || !supported(&mechanism.collisions) {
+        if mechanism.is_empty() || !supported(&mechanism.collisions) {
             return None;
         }
         for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {
@@ -78,12 +85,14 @@ impl TreeJacobian {
     /// Fills the dense `jac` with J at the state whose residual `ws` holds (kinematics, loads,
     /// near pairs). [`Unsupported`] for a block matrix or a pair without a derivative; `jac`
     /// is then left as it was.
+    #[allow(clippy::too_many_arguments)]
     pub fn jacobian(
         &self,
         mechanism: &Mechanism,
         inputs: &FlangeInputs,
         ws: &Workspace,
         y: &[f64],
+        yp: &[f64],
         cj: f64,
         jac: &mut JacobianMatrix<'_>,
     ) -> Result<(), Unsupported> {
@@ -111,55 +120,16 @@ impl TreeJacobian {
             .map(|(body, motion)| rigid_load_derivative(mechanism, body, motion))
             .collect();
         let count = mechanism.bodies.len();
+        let columns = self.columns(mechanism, ws, y, cj);
+        let (base, m) = (constraint_offset(mechanism), mechanism.rows.len());
         let mut tangents: Vec<Option<Tangent>> = vec![None; count];
         let mut force = vec![Vector3::zeros(); count];
         let mut torque = vec![Vector3::zeros(); count];
-        for (k, body) in mechanism.bodies.iter().enumerate() {
-            let Some(joint) = &body.joint else { continue };
-            let Some(states) = joint.states else { continue };
-            // The columns of the joint's states, each with the change of the body's motion.
-            let free = FreeBody {
-                body: k,
-                q: states.q,
-                v: states.v,
-            };
-            let columns: Vec<(usize, Tangent, Column)> = if joint.motion == TreeJointKind::Free {
-                let map = full_motion_map(mechanism, ws, y, cj, &free);
-                (0..STATES)
-                    .map(|c| {
-                        let state = if c < 7 {
-                            states.q + c
-                        } else {
-                            states.v + c - 7
-                        };
-                        let x = map.column(c);
-                        let part = |i: usize| Vector3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
-                        let t = Tangent {
-                            r: part(0),
-                            theta: part(1),
-                            v: part(2),
-                            w: part(3),
-                            a: part(4),
-                            alpha: part(5),
-                        };
-                        (state, t, Column::Free(c))
-                    })
-                    .collect()
-            } else {
-                [(states.q, false), (states.v, true)]
-                    .into_iter()
-                    .map(|(state, speed)| {
-                        (
-                            state,
-                            seed(mechanism, ws, k, speed, cj),
-                            Column::Scalar(speed),
-                        )
-                    })
-                    .collect()
-            };
-            for (column, own, kind) in columns {
-                let speed = kind == Column::Scalar(true);
-                tangents.fill(None);
+        let mut mu_force = vec![Vector3::zeros(); count];
+        let mut mu_torque = vec![Vector3::zeros(); count];
+        for (column, seed, kind) in columns {
+            tangents.fill(None);
+            if let Some((k, own)) = seed {
                 tangents[k] = Some(own);
                 for c in k + 1..count {
                     let parent = mechanism.bodies[c].parent;
@@ -167,100 +137,129 @@ impl TreeJacobian {
                         tangents[c] = Some(carry(mechanism, ws, c, &t));
                     }
                 }
-                // The loads' changes: the rigid bodies moved, and the pairs they are in.
-                for b in 0..count {
-                    match tangents[b] {
-                        Some(t) => {
-                            let x = t.motion();
-                            force[b] = rigid[b].0 * x;
-                            torque[b] = rigid[b].1 * x;
-                        }
-                        None => {
-                            force[b] = Vector3::zeros();
-                            torque[b] = Vector3::zeros();
-                        }
+            }
+            // The loads' changes: the rigid bodies moved, and the pairs they are in.
+            for b in 0..count {
+                (force[b], torque[b]) = match tangents[b] {
+                    Some(t) => {
+                        let x = t.motion();
+                        (rigid[b].0 * x, rigid[b].1 * x)
+                    }
+                    None => (Vector3::zeros(), Vector3::zeros()),
+                };
+            }
+            mu_force.fill(Vector3::zeros());
+            mu_torque.fill(Vector3::zeros());
+            for (a, b, loads) in &pairs {
+                if tangents[*a].is_none() && tangents[*b].is_none() {
+                    continue;
+                }
+                let mut x = SVector::<f64, 24>::zeros();
+                for (side, body) in [(0, *a), (12, *b)] {
+                    let t = tangents[body].unwrap_or_default();
+                    for (k, part) in [t.r, t.theta, t.v, t.w].iter().enumerate() {
+                        x.fixed_rows_mut::<3>(side + 3 * k).copy_from(part);
                     }
                 }
-                for (a, b, loads) in &pairs {
-                    if tangents[*a].is_none() && tangents[*b].is_none() {
-                        continue;
-                    }
-                    let mut x = SVector::<f64, 24>::zeros();
-                    for (side, body) in [(0, *a), (12, *b)] {
-                        let t = tangents[body].unwrap_or_default();
-                        for (k, part) in [t.r, t.theta, t.v, t.w].iter().enumerate() {
-                            x.fixed_rows_mut::<3>(side + 3 * k).copy_from(part);
-                        }
-                    }
-                    // Contact loads are subtracted from the inertial ones.
-                    force[*a] -= loads.force_a * x;
-                    torque[*a] -= loads.torque_a * x;
-                    force[*b] -= loads.force_b * x;
-                    torque[*b] -= loads.torque_b * x;
+                // Contact loads are subtracted from the inertial ones.
+                force[*a] -= loads.force_a * x;
+                torque[*a] -= loads.torque_a * x;
+                force[*b] -= loads.force_b * x;
+                torque[*b] -= loads.torque_b * x;
+            }
+            for link in &mechanism.forces {
+                let (ta, tb) = (tangents[link.body_a], tangents[link.body_b]);
+                if ta.is_some() || tb.is_some() {
+                    let (ta, tb) = (ta.unwrap_or_default(), tb.unwrap_or_default());
+                    line_force(link, ws, &ta, &tb, &mut force, &mut torque);
                 }
-                for link in &mechanism.forces {
-                    let (ta, tb) = (tangents[link.body_a], tangents[link.body_b]);
-                    if ta.is_none() && tb.is_none() {
-                        continue;
+            }
+            // The loops' rows: g and ġ, and the wrenches of λ̇ and μ̇, turning with the bodies.
+            for (i, row) in mechanism.rows.iter().enumerate() {
+                let cut = &mechanism.cuts[row.cut];
+                let value = &ws.rows[i];
+                match kind {
+                    Column::Lambda(j) if j == i => {
+                        apply_wrench(cut, value, cj, &ws.motion, &mut force, &mut torque);
                     }
-                    line_force(
-                        link,
-                        ws,
-                        &ta.unwrap_or_default(),
-                        &tb.unwrap_or_default(),
-                        &mut force,
-                        &mut torque,
+                    Column::Mu(j) if j == i => {
+                        apply_wrench(cut, value, cj, &ws.motion, &mut mu_force, &mut mu_torque);
+                    }
+                    _ => {}
+                }
+                let (ta, tb) = (tangents[cut.body_a], tangents[cut.body_b]);
+                if ta.is_none() && tb.is_none() {
+                    continue;
+                }
+                let (ta, tb) = (ta.unwrap_or_default(), tb.unwrap_or_default());
+                let d = row_derivative(cut, row, &ws.motion, &ta, &tb);
+                view.set(base + i, column, d.g);
+                view.set(base + m + i, column, d.gd);
+                let (lambda_rate, mu_rate) = (yp[base + i], yp[base + m + i]);
+                let moved = |scale: f64, f: &mut [Vector3<f64>], t: &mut [Vector3<f64>]| {
+                    wrench_derivative(cut, value, &d, scale, &ws.motion, &ta, &tb, f, t);
+                };
+                moved(lambda_rate, &mut force, &mut torque);
+                moved(mu_rate, &mut mu_force, &mut mu_torque);
+            }
+            // The backward pass's sums: torque[p] += t + (r_c − r_p) × f, for the loads and
+            // for the μ̇ wrenches.
+            for c in (1..count).rev() {
+                let p = mechanism.bodies[c].parent;
+                let turn = tangents[c].unwrap_or_default().r - tangents[p].unwrap_or_default().r;
+                let arm = ws.motion[c].r - ws.motion[p].r;
+                for (sums, value) in [
+                    ((&mut force, &mut torque), ws.force[c]),
+                    ((&mut mu_force, &mut mu_torque), ws.mu_force[c]),
+                ] {
+                    let (f, t) = sums;
+                    let (df, dt) = (f[c], t[c]);
+                    f[p] += df;
+                    t[p] += dt + turn.cross(&value) + arm.cross(&df);
+                }
+            }
+            for (b, body) in mechanism.bodies.iter().enumerate() {
+                let Some(joint) = &body.joint else { continue };
+                let Some(s) = joint.states else { continue };
+                if joint.motion == TreeJointKind::Free {
+                    free_rows(
+                        mechanism, ws, y, cj, b, s, column, kind, &tangents, &force, &torque, view,
                     );
+                    continue;
                 }
-                // The backward pass's sums: torque[p] += t + (r_c − r_p) × f.
-                for c in (1..count).rev() {
-                    let p = mechanism.bodies[c].parent;
-                    let (tc, tp) = (
-                        tangents[c].unwrap_or_default(),
-                        tangents[p].unwrap_or_default(),
-                    );
-                    let arm = ws.motion[c].r - ws.motion[p].r;
-                    let (fc, dfc, dtc) = (ws.force[c], force[c], torque[c]);
-                    force[p] += dfc;
-                    torque[p] += dtc + (tc.r - tp.r).cross(&fc) + arm.cross(&dfc);
+                let own = seed.is_some_and(|(k, _)| k == b);
+                let speed = kind == Column::Scalar(true);
+                let n = ws.axes[b];
+                let dn = tangents[body.parent].unwrap_or_default().theta.cross(&n);
+                let revolute = matches!(joint.motion, TreeJointKind::Revolute { .. });
+                // f1 = q̇ − v + (Gᵀμ̇ on the joint's axis).
+                let mut f1 = if revolute {
+                    dn.dot(&ws.mu_torque[b]) + n.dot(&mu_torque[b])
+                } else {
+                    dn.dot(&ws.mu_force[b]) + n.dot(&mu_force[b])
+                };
+                if own {
+                    f1 += if speed { -1.0 } else { cj };
                 }
-                for (b, body) in mechanism.bodies.iter().enumerate() {
-                    let Some(joint) = &body.joint else { continue };
-                    let Some(s) = joint.states else { continue };
-                    if joint.motion == TreeJointKind::Free {
-                        free_rows(
-                            mechanism, ws, y, cj, b, s, column, kind, &tangents, &force, &torque,
-                            view,
-                        );
-                        continue;
-                    }
-                    if b == k {
-                        // f1 = q̇ − v.
-                        if speed {
-                            view.set(s.q, column, -1.0);
-                        } else {
-                            view.set(s.q, column, cj);
-                        }
-                    }
-                    if joint.flange == FlangeMode::Motion {
-                        continue;
-                    }
-                    let n = ws.axes[b];
-                    let turn = tangents[body.parent].unwrap_or_default().theta;
-                    let dn = turn.cross(&n);
-                    let mut value = match joint.motion {
-                        TreeJointKind::Revolute { .. } => dn.dot(&ws.torque[b]) + n.dot(&torque[b]),
-                        _ => dn.dot(&ws.force[b]) + n.dot(&force[b]),
-                    };
-                    if b == k {
-                        match (speed, joint.spring, joint.damper) {
-                            (false, Some((stiffness, _)), _) => value += stiffness,
-                            (true, _, Some(damping)) => value += damping,
-                            _ => {}
-                        }
-                    }
-                    view.set(s.v, column, value);
+                if f1 != 0.0 {
+                    view.set(s.q, column, f1);
                 }
+                if joint.flange == FlangeMode::Motion {
+                    continue;
+                }
+                let mut value = if revolute {
+                    dn.dot(&ws.torque[b]) + n.dot(&torque[b])
+                } else {
+                    dn.dot(&ws.force[b]) + n.dot(&force[b])
+                };
+                if own {
+                    match (speed, joint.spring, joint.damper) {
+                        (false, Some((stiffness, _)), _) => value += stiffness,
+                        (true, _, Some(damping)) => value += damping,
+                        _ => {}
+                    }
+                }
+                view.set(s.v, column, value);
             }
         }
         for (drive, &input) in mechanism.drives.iter().zip(&inputs.drive) {
@@ -280,12 +279,154 @@ impl TreeJacobian {
     }
 }
 
-/// What a column of J is: a scalar joint's coordinate or speed (`true`), or one of a free
-/// joint's 13 states.
+/// What a column of J is: a scalar joint's coordinate or speed (`true`), one of a free
+/// joint's 13 states, or a loop row's integrated multiplier λ or μ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Column {
     Scalar(bool),
     Free(usize),
+    Lambda(usize),
+    Mu(usize),
+}
+
+/// A column of J: its state, the body its change moves first and how, and what it is.
+type ColumnSeed = (usize, Option<(usize, Tangent)>, Column);
+
+impl TreeJacobian {
+    /// Every column of J with the change of motion it starts.
+    fn columns(
+        &self,
+        mechanism: &Mechanism,
+        ws: &Workspace,
+        y: &[f64],
+        cj: f64,
+    ) -> Vec<ColumnSeed> {
+        let mut columns = Vec::new();
+        for (k, body) in mechanism.bodies.iter().enumerate() {
+            let Some(joint) = &body.joint else { continue };
+            let Some(states) = joint.states else { continue };
+            if joint.motion == TreeJointKind::Free {
+                let free = FreeBody {
+                    body: k,
+                    q: states.q,
+                    v: states.v,
+                };
+                let map = full_motion_map(mechanism, ws, y, cj, &free);
+                for c in 0..STATES {
+                    let state = if c < 7 {
+                        states.q + c
+                    } else {
+                        states.v + c - 7
+                    };
+                    let x = map.column(c);
+                    let part = |i: usize| Vector3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+                    let t = Tangent {
+                        r: part(0),
+                        theta: part(1),
+                        v: part(2),
+                        w: part(3),
+                        a: part(4),
+                        alpha: part(5),
+                    };
+                    columns.push((state, Some((k, t)), Column::Free(c)));
+                }
+            } else {
+                for (state, speed) in [(states.q, false), (states.v, true)] {
+                    let t = seed(mechanism, ws, k, speed, cj);
+                    columns.push((state, Some((k, t)), Column::Scalar(speed)));
+                }
+            }
+        }
+        let (base, m) = (constraint_offset(mechanism), mechanism.rows.len());
+        for i in 0..m {
+            columns.push((base + i, None, Column::Lambda(i)));
+            columns.push((base + m + i, None, Column::Mu(i)));
+        }
+        columns
+    }
+}
+
+/// The changes of a loop row's g, ġ and wrench (per unit multiplier) when its cut bodies'
+/// motions change by `ta`, `tb` ([`crate::dynamics::loops`]'s `evaluate_row`, differentiated).
+fn row_derivative(
+    cut: &Cut,
+    row: &ConstraintRow,
+    motion: &[BodyMotion],
+    ta: &Tangent,
+    tb: &Tangent,
+) -> RowValue {
+    let (a, b) = (&motion[cut.body_a], &motion[cut.body_b]);
+    match &row.kind {
+        RowKind::Position { u } => {
+            let arm_a = a.rotation * cut.point_a;
+            let arm_b = b.rotation * cut.point_b;
+            let d = (b.r + arm_b) - (a.r + arm_a);
+            let velocity = (b.v + b.w.cross(&arm_b)) - (a.v + a.w.cross(&arm_a));
+            let u = a.rotation * u;
+            let (darm_a, darm_b) = (ta.theta.cross(&arm_a), tb.theta.cross(&arm_b));
+            let dd = (tb.r + darm_b) - (ta.r + darm_a);
+            let d_velocity = (tb.v + tb.w.cross(&arm_b) + b.w.cross(&darm_b))
+                - (ta.v + ta.w.cross(&arm_a) + a.w.cross(&darm_a));
+            let du = ta.theta.cross(&u);
+            let wu = a.w.cross(&u);
+            let dwu = ta.w.cross(&u) + a.w.cross(&du);
+            RowValue {
+                g: dd.dot(&u) + d.dot(&du),
+                gd: d_velocity.dot(&u) + velocity.dot(&du) + dd.dot(&wu) + d.dot(&dwu),
+                gdd: 0.0,
+                force_b: du,
+                torque_a: du.cross(&d) + u.cross(&dd),
+                torque_b: Vector3::zeros(),
+            }
+        }
+        RowKind::Orientation { terms } => {
+            let mut value = RowValue::default();
+            let dw = b.w - a.w;
+            let d_dw = tb.w - ta.w;
+            for (x, y, c) in terms {
+                if *c == 0.0 {
+                    continue;
+                }
+                let x = a.rotation * x;
+                let y = b.rotation * y;
+                let (dx, dy) = (ta.theta.cross(&x), tb.theta.cross(&y));
+                let d_yx = dy.cross(&x) + y.cross(&dx);
+                value.g += c * (dx.dot(&y) + x.dot(&dy));
+                value.gd += c * (d_dw.dot(&y.cross(&x)) + dw.dot(&d_yx));
+                value.torque_b += *c * d_yx;
+            }
+            value.torque_a = -value.torque_b;
+            value
+        }
+    }
+}
+
+/// The change of `apply_wrench(cut, value, scale, …)` when the row's wrench changes by `d` and
+/// the cut bodies turn by `ta`, `tb` (the arms turn with them).
+#[allow(clippy::too_many_arguments)]
+fn wrench_derivative(
+    cut: &Cut,
+    value: &RowValue,
+    d: &RowValue,
+    scale: f64,
+    motion: &[BodyMotion],
+    ta: &Tangent,
+    tb: &Tangent,
+    force: &mut [Vector3<f64>],
+    torque: &mut [Vector3<f64>],
+) {
+    if scale == 0.0 {
+        return;
+    }
+    let f = value.force_b * scale;
+    let df = d.force_b * scale;
+    let arm_a = motion[cut.body_a].rotation * cut.point_a;
+    let arm_b = motion[cut.body_b].rotation * cut.point_b;
+    let (darm_a, darm_b) = (ta.theta.cross(&arm_a), tb.theta.cross(&arm_b));
+    force[cut.body_b] += df;
+    torque[cut.body_b] += d.torque_b * scale + darm_b.cross(&f) + arm_b.cross(&df);
+    force[cut.body_a] -= df;
+    torque[cut.body_a] += d.torque_a * scale - darm_a.cross(&f) - arm_a.cross(&df);
 }
 
 /// The rows of free joint `b` (states `s`) in `column`: ṙ − v and the quaternion's rows for its
@@ -512,7 +653,9 @@ mod tests {
         let mut seed = 17;
         let (mut worst, mut worst_own, mut coupled) = (0.0f64, 0.0f64, 0);
         for sample in 0..12 {
-            let mut y = sim.continuous_states()[..n].to_vec();
+            // The continuous states, then the loops' integrated multipliers (random below).
+            let mut y = sim.continuous_states().to_vec();
+            y.resize(n, 0.0);
             let mut yp = vec![0.0; n];
             for (i, x) in y.iter_mut().enumerate() {
                 if i < n_q {
@@ -535,6 +678,7 @@ mod tests {
                     &inputs,
                     &ws,
                     &y,
+                    &yp,
                     cj,
                     &mut JacobianMatrix::Dense(DenseMatrixView::new(&mut exact, n).unwrap()),
                 )
