@@ -2,11 +2,15 @@
 //! `chain` model (N links on revolute joints), N = 2 … 64.
 //!
 //! `cargo bench -p fmu-runtime --bench chain` prints a Markdown table: the cost of one residual
-//! evaluation, the wall time per simulated second and IDA's statistics for 1 s of motion, and
-//! the exponent p of a least-squares fit residual_time ∝ N^p.
+//! evaluation and of one exact Jacobian (`dynamics::ExactJacobian`, with the residual evaluation
+//! it is formed after), the wall time per simulated second and IDA's statistics for 1 s of
+//! motion, and the exponents p of least-squares fits time ∝ N^p.
 
 use fmu_runtime::assembly::Assembly;
-use fmu_runtime::dynamics::{consistent_derivatives, residual, FlangeInputs, Mechanism, Workspace};
+use fmu_runtime::dynamics::{
+    consistent_derivatives, residual, ExactJacobian, FlangeInputs, Mechanism, Workspace,
+};
+use fmu_runtime::ida::{DenseMatrixView, JacobianMatrix};
 use fmu_runtime::model;
 use fmu_runtime::scene::Scene;
 use fmu_runtime::simulation::{Simulation, SimulationOptions};
@@ -23,28 +27,12 @@ fn chain(n: usize) -> model::ModelSpec {
     model::load_str_with(&source, path, &[("N".to_string(), n as f64)]).expect("the chain loads")
 }
 
-/// Median over batches of the time of one residual evaluation, in nanoseconds.
-fn residual_nanoseconds(spec: &model::ModelSpec) -> f64 {
-    let scene = Scene::from_spec(spec).expect("scene");
-    let assembly = Assembly::build(&scene).expect("assembly");
-    let mechanism = Mechanism::new(&scene, &assembly);
-    let inputs = FlangeInputs::new(&mechanism);
-    let mut ws = Workspace::new(&mechanism);
-    let y = mechanism.initial_state();
-    let yp = consistent_derivatives(&mechanism, &inputs, &mut ws, &y).expect("regular");
-    let mut res = vec![0.0; y.len()];
-    // Seconds for `batch` evaluations.
+/// Median over batches of the time of one call of `work`, in nanoseconds.
+fn median_nanoseconds(mut work: impl FnMut()) -> f64 {
     let mut time_batch = |batch: usize| {
         let start = Instant::now();
         for _ in 0..batch {
-            residual(
-                &mechanism,
-                &inputs,
-                &mut ws,
-                black_box(&y),
-                black_box(&yp),
-                &mut res,
-            );
+            work();
         }
         start.elapsed()
     };
@@ -59,14 +47,69 @@ fn residual_nanoseconds(spec: &model::ModelSpec) -> f64 {
     samples[samples.len() / 2]
 }
 
+/// The time of one residual evaluation and of one exact Jacobian (the residual evaluation it
+/// is formed after included), in nanoseconds, at the start state.
+fn residual_and_jacobian_nanoseconds(spec: &model::ModelSpec) -> (f64, f64) {
+    let scene = Scene::from_spec(spec).expect("scene");
+    let assembly = Assembly::build(&scene).expect("assembly");
+    let mechanism = Mechanism::new(&scene, &assembly);
+    let inputs = FlangeInputs::new(&mechanism);
+    let mut ws = Workspace::new(&mechanism);
+    let y = mechanism.initial_state();
+    let yp = consistent_derivatives(&mechanism, &inputs, &mut ws, &y).expect("regular");
+    let n = y.len();
+    let mut res = vec![0.0; n];
+    let residual_ns = median_nanoseconds(|| {
+        residual(
+            &mechanism,
+            &inputs,
+            &mut ws,
+            black_box(&y),
+            black_box(&yp),
+            &mut res,
+        );
+    });
+    let exact = ExactJacobian::new(&mechanism).expect("a chain has an exact Jacobian");
+    let mut matrix = vec![0.0; n * n];
+    let jacobian_ns = median_nanoseconds(|| {
+        residual(
+            &mechanism,
+            &inputs,
+            &mut ws,
+            black_box(&y),
+            black_box(&yp),
+            &mut res,
+        );
+        matrix.fill(0.0);
+        let mut view = JacobianMatrix::Dense(DenseMatrixView::new(&mut matrix, n).expect("n × n"));
+        exact
+            .jacobian(&mechanism, &inputs, &ws, &y, &yp, 1e3, &mut view)
+            .expect("formed");
+    });
+    (residual_ns, jacobian_ns)
+}
+
+/// Least-squares slope of ln(time) over ln(N).
+fn slope(points: &[(f64, f64)]) -> f64 {
+    let count = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / count;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / count;
+    points
+        .iter()
+        .map(|p| (p.0 - mean_x) * (p.1 - mean_y))
+        .sum::<f64>()
+        / points.iter().map(|p| (p.0 - mean_x).powi(2)).sum::<f64>()
+}
+
 fn main() {
-    println!("| N | states | residual [µs] | wall per simulated s [ms] | IDA steps | residual evals | +for Jacobians | Jacobians | error-test fails |");
-    println!("|---|---|---|---|---|---|---|---|---|");
-    let mut points = Vec::new();
+    println!("| N | states | residual [µs] | exact Jacobian [µs] | per state [µs] | wall per simulated s [ms] | IDA steps | residual evals | +for Jacobians | Jacobians | error-test fails |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let (mut points, mut jacobian_points) = (Vec::new(), Vec::new());
     for n in SIZES {
         let spec = chain(n);
-        let residual_ns = residual_nanoseconds(&spec);
+        let (residual_ns, jacobian_ns) = residual_and_jacobian_nanoseconds(&spec);
         points.push(((n as f64).ln(), residual_ns.ln()));
+        jacobian_points.push(((n as f64).ln(), jacobian_ns.ln()));
         let mut walls = Vec::new();
         let mut stats = None;
         let mut states = 0;
@@ -89,8 +132,10 @@ fn main() {
         walls.sort_by(f64::total_cmp);
         let s = stats.expect("ran");
         println!(
-            "| {n} | {states} | {:.2} | {:.2} | {} | {} | {} | {} | {} |",
+            "| {n} | {states} | {:.2} | {:.2} | {:.3} | {:.2} | {} | {} | {} | {} | {} |",
             residual_ns / 1e3,
+            jacobian_ns / 1e3,
+            jacobian_ns / 1e3 / states as f64,
             walls[1] * 1e3,
             s.steps,
             s.residual_evals,
@@ -99,15 +144,10 @@ fn main() {
             s.error_test_failures
         );
     }
-    // Least-squares slope of ln(time) over ln(N), from N = 8 on (below, fixed costs dominate).
-    let fit: Vec<(f64, f64)> = points.into_iter().skip(2).collect();
-    let count = fit.len() as f64;
-    let mean_x = fit.iter().map(|p| p.0).sum::<f64>() / count;
-    let mean_y = fit.iter().map(|p| p.1).sum::<f64>() / count;
-    let slope = fit
-        .iter()
-        .map(|p| (p.0 - mean_x) * (p.1 - mean_y))
-        .sum::<f64>()
-        / fit.iter().map(|p| (p.0 - mean_x).powi(2)).sum::<f64>();
-    println!("\nresidual time ∝ N^{slope:.3} (least squares over N = 8 … 64)");
+    // From N = 8 on (below, fixed costs dominate).
+    println!(
+        "\nresidual time ∝ N^{:.3}, exact Jacobian ∝ N^{:.3} (least squares over N = 8 … 64)",
+        slope(&points[2..]),
+        slope(&jacobian_points[2..])
+    );
 }
