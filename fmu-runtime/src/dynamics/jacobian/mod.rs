@@ -27,6 +27,10 @@ use super::residual::{FlangeInputs, Workspace};
 use crate::ida::JacobianMatrix;
 use contact::Unsupported;
 
+/// States × bodies beyond which a tree without loops is left to the grouped difference
+/// quotients (a chain of 1 000 links: 2 000 × 1 001).
+pub const TREE_WORK_LIMIT: usize = 4_000_000;
+
 /// The exact Jacobian of a mechanism that has one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExactJacobian {
@@ -35,11 +39,20 @@ pub enum ExactJacobian {
 }
 
 impl ExactJacobian {
-    /// The exact Jacobian that applies to `mechanism`, if any.
+    /// The exact Jacobian that applies to `mechanism`, if any. A tree's columns each visit
+    /// every body: beyond [`TREE_WORK_LIMIT`] states × bodies, a mechanism without loops (a scene
+    /// of many separate bodies with a force element, say) is left to the grouped difference
+    /// quotients, whose work follows the coupled bodies.
     pub fn new(mechanism: &Mechanism) -> Option<ExactJacobian> {
+        let affordable = !mechanism.rows.is_empty()
+            || mechanism.len().saturating_mul(mechanism.bodies.len()) <= TREE_WORK_LIMIT;
         FreeBodies::new(mechanism)
             .map(ExactJacobian::FreeBodies)
-            .or_else(|| TreeJacobian::new(mechanism).map(ExactJacobian::Tree))
+            .or_else(|| {
+                TreeJacobian::new(mechanism)
+                    .filter(|_| affordable)
+                    .map(ExactJacobian::Tree)
+            })
     }
 
     #[allow(clippy::too_many_arguments)]
