@@ -141,6 +141,15 @@ pub fn smoothstep(x: f64) -> f64 {
     s * s * (3.0 - 2.0 * s)
 }
 
+/// The slope of [`smoothstep`]: 6x(1 − x) between 0 and 1, 0 outside.
+pub fn smoothstep_slope(x: f64) -> f64 {
+    if x > 0.0 && x < 1.0 {
+        6.0 * x * (1.0 - x)
+    } else {
+        0.0
+    }
+}
+
 /// χ = (1 − cor²) / (1 + cor²): the hysteresis of the normal force that restores `cor` (see the
 /// module documentation). 0 for an elastic pair, 1 for a plastic one.
 pub fn hysteresis(cor: f64) -> f64 {

@@ -628,7 +628,7 @@ fn update_friction(
 }
 
 /// Below this sine of the angle between two edges they count as parallel (10°).
-const SIN_PARALLEL: f64 = 0.17;
+pub(super) const SIN_PARALLEL: f64 = 0.17;
 
 /// How much of an edge–edge contact acts: 1 where the edges cross at an angle, away from their
 /// ends; fading to 0 (C¹) within one margin of either edge's end, where the vertex sphere there

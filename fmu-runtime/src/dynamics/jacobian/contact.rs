@@ -1,7 +1,8 @@
 //! The exact derivative of one contact pair's loads with respect to the motion of its two
 //! bodies: the narrow phase's distance, normal and contact point (closed forms of rounded
-//! points and of a sphere on a box), the relative velocities and anchors at the contact point,
-//! and the contact law ([`contact_force_derivative`]), chained by hand.
+//! points, of a sphere on a box and of two edge capsules), the relative velocities and anchors
+//! at the contact point, an edge–edge contact's weight, and the contact law
+//! ([`contact_force_derivative`]), chained by hand.
 //!
 //! The motion of a body is varied by a world displacement dp of its origin, a small world
 //! rotation dθ, and world changes dv, dω of its velocity and angular velocity: 12 columns per
@@ -10,18 +11,21 @@
 //!
 //! The narrow phase is differentiated where it is smooth: the distance's derivative is the
 //! relative motion of the two witness points along the normal; the normal of two rounded
-//! points turns with their relative motion across it, the normal of a sphere over a box's face
-//! with the box; a closest point on a box slides along the face or edge it lies on. Pairs of
-//! other shapes (edges, cylinders, cones, ellipsoids: the support-map refinement) are
-//! [`Unsupported`].
+//! points turns with their relative motion across it, the normal of a sphere inside a box's
+//! core with the box; a closest point on a box slides along the face or edge it lies on, a
+//! closest point on an edge along the edge (the closest-point conditions differentiated).
+//! Pairs of other shapes (capsules, cylinders, cones, ellipsoids, two boxes: the support-map
+//! refinement) are [`Unsupported`].
 
-use super::super::contacts::{rotation_vector, Friction};
+use super::super::contacts::{rotation_vector, Friction, SIN_PARALLEL};
 use super::super::kinematics::BodyMotion;
 use crate::assembly::{CollisionPair, CollisionSet, Role};
+use crate::collision::analytic::closest_parameters;
 use crate::collision::response::{
-    contact_force, contact_force_derivative, ContactState, ContactStateDerivative,
+    contact_force, contact_force_derivative, smoothstep, smoothstep_slope, ContactState,
+    ContactStateDerivative,
 };
-use crate::collision::{Contact, Core};
+use crate::collision::{segment_ends, Contact, Core};
 use nalgebra::{Isometry3, Matrix3, Point3, SMatrix, Unit, Vector3};
 
 /// Columns of a pair's derivatives: per body (collider a's, then b's) position, rotation,
@@ -48,37 +52,37 @@ pub fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
 }
 
 /// Whether every pair the set can form has a derivative here: spheres (and boxes' vertex
-/// spheres) against spheres and boxes; no other shapes, and no two boxes or two edge capsules
-/// that may collide.
+/// spheres) against spheres and boxes, boxes' edge capsules against edge capsules; no other
+/// shapes, no capsules of their own (they meet spheres and boxes through the support-map
+/// refinement), and no two boxes that may collide.
 pub fn supported(set: &CollisionSet) -> bool {
-    let (mut boxes, mut edges) = (Vec::new(), Vec::new());
+    let mut boxes = Vec::new();
     for (c, collider) in set.colliders.iter().enumerate() {
         match (collider.shape.core(), collider.role) {
-            (_, Role::Edge(_)) => edges.push(c),
-            (Core::Point, _) => {}
+            (Core::Segment { .. }, Role::Edge(_)) | (Core::Point, _) => {}
             (Core::Box { .. }, _) => boxes.push(c),
             _ => return false,
         }
     }
-    let apart = |list: &[usize]| {
-        list.iter()
-            .enumerate()
-            .all(|(i, &a)| list[i + 1..].iter().all(|&b| !set.may_collide(a, b)))
-    };
-    apart(&boxes) && apart(&edges)
+    boxes
+        .iter()
+        .enumerate()
+        .all(|(i, &a)| boxes[i + 1..].iter().all(|&b| !set.may_collide(a, b)))
 }
 
 /// Whether this pair's narrow phase has a derivative here (see [`supported`]).
 fn supported_pair(set: &CollisionSet, pair: &CollisionPair) -> bool {
     let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
     let edge = matches!(a.role, Role::Edge(_)) || matches!(b.role, Role::Edge(_));
-    let cores = matches!(
-        (a.shape.core(), b.shape.core()),
+    match (a.shape.core(), b.shape.core()) {
         (Core::Point, Core::Point)
-            | (Core::Point, Core::Box { .. })
-            | (Core::Box { .. }, Core::Point)
-    );
-    cores && !edge
+        | (Core::Point, Core::Box { .. })
+        | (Core::Box { .. }, Core::Point) => !edge,
+        (Core::Segment { .. }, Core::Segment { .. }) => {
+            matches!((a.role, b.role), (Role::Edge(_), Role::Edge(_)))
+        }
+        _ => false,
+    }
 }
 
 /// The derivatives of one penetrating pair's loads: the force on b's body and its torque
@@ -299,8 +303,114 @@ fn geometry(
                 point: g.point,
             })
         }
+        (Core::Segment { half_length: ha }, Core::Segment { half_length: hb })
+            if supported_pair =>
+        {
+            let (p0, p1) = segment_ends(pa, *ha);
+            let (q0, q1) = segment_ends(pb, *hb);
+            let (s, t) = closest_parameters(&p0, &p1, &q0, &q1);
+            let (d1, d2) = (p1 - p0, q1 - q0);
+            let (core_a, core_b) = ((p0 + d1 * s).coords, (q0 + d2 * t).coords);
+            let (ds, dt) =
+                closest_parameter_derivatives(a, b, &p0.coords, &d1, s, &q0.coords, &d2, t);
+            Ok(rounded_points(
+                &core_a,
+                &(a.material(&core_a) + d1 * ds),
+                ca.shape.margin(),
+                &core_b,
+                &(b.material(&core_b) + d2 * dt),
+                cb.shape.margin(),
+            ))
+        }
         _ => Err(Unsupported),
     }
+}
+
+/// The derivatives of the closest parameters (s, t) of two segments p0 + s·d1 (on body `a`)
+/// and q0 + t·d2 (on `b`): a parameter inside (0, 1) keeps its segment's point the closest to
+/// the other's, (P − Q)·d = 0, differentiated; one at an end stays there.
+#[allow(clippy::too_many_arguments)]
+fn closest_parameter_derivatives(
+    a: &Side,
+    b: &Side,
+    p0: &Vector3<f64>,
+    d1: &Vector3<f64>,
+    s: f64,
+    q0: &Vector3<f64>,
+    d2: &Vector3<f64>,
+    t: f64,
+) -> (Lin1, Lin1) {
+    let free_s = s > 0.0 && s < 1.0;
+    let free_t = t > 0.0 && t < 1.0;
+    let (dd1, dd2) = (-skew(d1) * a.rotation(), -skew(d2) * b.rotation());
+    let w = (p0 + d1 * s) - (q0 + d2 * t);
+    // The change of P − Q with s and t fixed.
+    let moved = a.material(p0) - b.material(q0) + dd1 * s - dd2 * t;
+    let g1 = d1.transpose() * moved + w.transpose() * dd1;
+    let g2 = d2.transpose() * moved + w.transpose() * dd2;
+    let (aa, bb, ee) = (d1.norm_squared(), d1.dot(d2), d2.norm_squared());
+    match (free_s, free_t) {
+        (true, true) => {
+            // a ds − b dt = −g1, b ds − e dt = −g2.
+            let det = -aa * ee + bb * bb;
+            if det == 0.0 {
+                return (Lin1::zeros(), Lin1::zeros());
+            }
+            ((g1 * ee - g2 * bb) / det, (g1 * bb - g2 * aa) / det)
+        }
+        (true, false) => (-g1 / aa, Lin1::zeros()),
+        (false, true) => (Lin1::zeros(), g2 / ee),
+        (false, false) => (Lin1::zeros(), Lin1::zeros()),
+    }
+}
+
+/// The weight of an edge–edge contact (`contacts::edge_weight`) and its derivative.
+fn edge_weight_derivative(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    poses: &[Isometry3<f64>],
+    a: &Side,
+    b: &Side,
+) -> (f64, Lin1) {
+    let (ca, cb) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let (Core::Segment { half_length: ha }, Core::Segment { half_length: hb }) =
+        (ca.shape.core(), cb.shape.core())
+    else {
+        return (1.0, Lin1::zeros());
+    };
+    let (p0, p1) = segment_ends(&poses[pair.a], *ha);
+    let (q0, q1) = segment_ends(&poses[pair.b], *hb);
+    let (s, t) = closest_parameters(&p0, &p1, &q0, &q1);
+    let (d1, d2) = (p1 - p0, q1 - q0);
+    let (ds, dt) = closest_parameter_derivatives(a, b, &p0.coords, &d1, s, &q0.coords, &d2, t);
+    let cross = d1.cross(&d2);
+    let lengths = (d1.norm() * d2.norm()).max(f64::MIN_POSITIVE);
+    let sine = cross.norm() / lengths;
+    // d1 and d2 turn with their bodies (their lengths stay).
+    let d_cross =
+        -skew(&d2) * (-skew(&d1) * a.rotation()) + skew(&d1) * (-skew(&d2) * b.rotation());
+    let d_sine = if cross.norm() > 0.0 {
+        (cross.transpose() * d_cross) / (cross.norm() * lengths)
+    } else {
+        Lin1::zeros()
+    };
+    // inside(u) = smoothstep(min(u, 1 − u)·L/m) and its derivative.
+    let inside = |u: f64, du: &Lin1, length: f64, margin: f64| {
+        let (near, d_near) = if u <= 0.5 { (u, *du) } else { (1.0 - u, -du) };
+        let x = near * length / margin;
+        (
+            smoothstep(x),
+            d_near * (smoothstep_slope(x) * length / margin),
+        )
+    };
+    let (wa, dwa) = inside(s, &ds, 2.0 * ha, ca.shape.margin());
+    let (wb, dwb) = inside(t, &dt, 2.0 * hb, cb.shape.margin());
+    let x = sine / SIN_PARALLEL;
+    let (wp, dwp) = (smoothstep(x), d_sine * (smoothstep_slope(x) / SIN_PARALLEL));
+    (
+        wp * wa * wb,
+        dwp * (wa * wb) + dwa * (wp * wb) + dwb * (wp * wa),
+    )
 }
 
 /// The derivatives of pair `pair`'s loads (with friction state `friction`) at the collider
@@ -369,8 +479,15 @@ pub fn pair_loads(
         }
     }
     let response = contact_force(&pair.law, &state);
-    let (d_force, d_torque) = contact_force_derivative(&pair.law, &state, &d);
-    let force = response.force;
+    let (mut d_force, mut d_torque) = contact_force_derivative(&pair.law, &state, &d);
+    let mut force = response.force;
+    if let (Role::Edge(_), Role::Edge(_)) = (ca.role, cb.role) {
+        // An edge–edge contact acts with its weight (`contacts::edge_weight`).
+        let (weight, d_weight) = edge_weight_derivative(set, pair, poses, &a, &b);
+        d_force = d_force * weight + response.force * d_weight;
+        d_torque = d_torque * weight + response.torque * d_weight;
+        force *= weight;
+    }
     let load = |side: &Side, sign: f64| {
         let arm = point - side.motion.r;
         let d_arm = g.point - side.block(POSITION, &Matrix3::identity());

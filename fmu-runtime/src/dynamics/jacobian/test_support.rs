@@ -48,14 +48,26 @@ pub fn central_differences(
     jac
 }
 
+/// The round-off floor of each column's quotients: 10 ε times the residual's largest entry
+/// `f`, over the column's increment `h(j)` (the four evaluations' rounding, with the stencil's
+/// weights, is below 2 ε |F| / h; the residual's own rounding adds a few ε |F|).
+pub fn round_off_floor(f: &[f64], h: impl Fn(usize) -> f64) -> Vec<f64> {
+    let largest = f.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    (0..f.len())
+        .map(|j| 10.0 * f64::EPSILON * largest / h(j))
+        .collect()
+}
+
 /// Asserts that the exact J (`exact`, column-major n × n) equals the quotients `fine` within
-/// 1e-6 of each column's largest entry plus twice their own error, estimated by their
-/// difference from `coarse` (four times the increment): truncation at depths of nm, round-off
-/// of kN forces. Returns the largest error and the largest own error, relative.
+/// 1e-6 of each column's largest entry, plus twice their own error, estimated by their
+/// difference from `coarse` (four times the increment: truncation at depths of nm), plus the
+/// column's round-off `floor` (absolute: forces of MN make quotients of a column with small
+/// entries noisy). Returns the largest error and the largest own error, relative.
 pub fn compare_with_quotients(
     exact: &[f64],
     coarse: &[f64],
     fine: &[f64],
+    floor: &[f64],
     label: &str,
 ) -> (f64, f64) {
     let n = (exact.len() as f64).sqrt() as usize;
@@ -68,7 +80,7 @@ pub fn compare_with_quotients(
             let error = (exact[e] - fine[e]).abs() / scale;
             let own = (coarse[e] - fine[e]).abs() / scale;
             assert!(
-                error < 1e-6 + 2.0 * own,
+                error < 1e-6 + 2.0 * own + floor[c] / scale,
                 "{label}: entry ({r}, {c}): exact {:e}, quotients {:e} and {:e}",
                 exact[e],
                 fine[e],
