@@ -474,7 +474,9 @@ def block_on_ramp(result, p):
     # the block is on the ramp (it leaves it after s0 + 1 m of travel).
     late = (t >= 0.2) & (along < p["s0"] + 0.9)
     fitted = 2 * np.polyfit(t[late], along[late], 2)[0]
-    return [Check("|fitted acceleration / Coulomb's - 1|", abs(fitted / a - 1), 1e-9)]  # measured 6e-12
+    # measured 1.5e-9 at 30° (the model's tolerance is 1e-6; 6e-12 with the difference-quotient
+    # Jacobian, whose Newton iterations happened to land closer)
+    return [Check("|fitted acceleration / Coulomb's - 1|", abs(fitted / a - 1), 1e-8)]
 
 
 def ball_on_ramp(result, p):
