@@ -218,19 +218,12 @@ pub fn solve(mechanism: &Mechanism, ws: &Workspace, b: &[f64]) -> Option<Vec<f64
 
 #[cfg(test)]
 mod tests {
+    use super::super::jacobian::test_support::{pseudo_random, shipped_models};
     use super::super::{
         consistent_derivatives, explicit_derivatives, residual, FlangeInputs, Workspace,
     };
     use super::applies;
     use crate::simulation::{Simulation, SimulationOptions};
-
-    /// A reproducible sequence in [−1, 1).
-    fn pseudo_random(seed: &mut u64) -> f64 {
-        *seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (*seed >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
 
     /// For every shipped model the algorithm applies to, at 20 states of random coordinates and
     /// speeds: the residual's f2 = M·v̇ + c vanishes at the accelerations found, to round-off
@@ -239,15 +232,8 @@ mod tests {
     /// accelerations differ from these by as much, relatively).
     #[test]
     fn articulated_accelerations_are_those_of_the_mass_matrix_solve() {
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
-        let mut paths: Vec<_> = std::fs::read_dir(&folder)
-            .expect("models")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "m3d"))
-            .collect();
-        paths.sort();
         let mut checked = 0;
-        for path in paths {
+        for path in shipped_models() {
             let sim = Simulation::from_file(&path, SimulationOptions::default()).expect("model");
             let mechanism = sim.mechanism();
             if !applies(mechanism) || mechanism.layout.n_v == 0 || mechanism.len() > 2_000 {

@@ -363,9 +363,7 @@ pub(super) fn rigid_load_derivative(
 #[cfg(test)]
 mod tests {
     use super::super::super::contacts::Friction;
-    use super::super::test_support::{
-        central_differences, compare_with_quotients, pseudo_random, round_off_floor, shipped_models,
-    };
+    use super::super::test_support::{check_against_quotients, pseudo_random, shipped_models};
     use super::*;
     use crate::dynamics::{residual, FlangeInputs};
     use crate::ida::DenseMatrixView;
@@ -459,23 +457,17 @@ mod tests {
                     })
                     .count();
                 pressed += usize::from(contacts > 0);
-                let mut probe = Workspace::new(mechanism);
-                probe.pairs = ws.pairs.clone();
-                let mut quotients = |k: f64| {
-                    central_differences(
-                        &mut |y, yp, f| residual(mechanism, &inputs, &mut probe, y, yp, f),
-                        &y,
-                        &yp,
-                        cj,
-                        |j| k * free.increment(j),
-                    )
-                };
-                // Two increments: the quotients' own error (truncation at depths of nm,
-                // round-off of kN forces) is estimated by their difference.
-                let (coarse, fine) = (quotients(1.0), quotients(0.25));
                 let label = format!("{}, sample {sample}", path.display());
-                let floor = round_off_floor(&f, |j| 0.25 * free.increment(j));
-                let (error, own) = compare_with_quotients(&exact, &coarse, &fine, &floor, &label);
+                let (error, own) = check_against_quotients(
+                    mechanism,
+                    &inputs,
+                    &ws,
+                    (&y, &yp, &f),
+                    cj,
+                    &exact,
+                    |j| free.increment(j),
+                    &label,
+                );
                 worst = worst.max(error);
                 worst_own = worst_own.max(own);
             }

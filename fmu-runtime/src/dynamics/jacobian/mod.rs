@@ -15,7 +15,7 @@ pub mod contact;
 mod free_bodies;
 mod grouped;
 #[cfg(test)]
-mod test_support;
+pub(super) mod test_support;
 mod tree;
 
 pub use free_bodies::FreeBodies;

@@ -1,6 +1,8 @@
 //! Test support: reproducible random numbers, difference quotients of the residual, the
 //! shipped models.
 
+use crate::dynamics::{residual, FlangeInputs, Mechanism, Workspace};
+
 /// The shipped model files, sorted.
 pub fn shipped_models() -> Vec<std::path::PathBuf> {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
@@ -91,4 +93,37 @@ pub fn compare_with_quotients(
         }
     }
     (worst, worst_own)
+}
+
+/// Checks `exact` (column-major J at y, ẏ with c_j, where the residual `f` was evaluated with
+/// the pairs of `ws`) against fourth-order central differences with increments `h(j)` and
+/// `h(j)/4` ([`compare_with_quotients`], with [`round_off_floor`]). Returns the largest error
+/// and own error, relative.
+#[allow(clippy::too_many_arguments)]
+pub fn check_against_quotients(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    ws: &Workspace,
+    (y, yp, f): (&[f64], &[f64], &[f64]),
+    cj: f64,
+    exact: &[f64],
+    h: impl Fn(usize) -> f64,
+    label: &str,
+) -> (f64, f64) {
+    let mut probe = Workspace::new(mechanism);
+    probe.pairs = ws.pairs.clone();
+    let mut quotients = |k: f64| {
+        central_differences(
+            &mut |y, yp, f| residual(mechanism, inputs, &mut probe, y, yp, f),
+            y,
+            yp,
+            cj,
+            |j| k * h(j),
+        )
+    };
+    // Two increments: the quotients' own error (truncation at depths of nm) is estimated by
+    // their difference.
+    let (coarse, fine) = (quotients(1.0), quotients(0.25));
+    let floor = round_off_floor(f, |j| 0.25 * h(j));
+    compare_with_quotients(exact, &coarse, &fine, &floor, label)
 }

@@ -616,9 +616,7 @@ fn carry(mechanism: &Mechanism, ws: &Workspace, c: usize, tp: &Tangent) -> Tange
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{
-        central_differences, compare_with_quotients, pseudo_random, round_off_floor, shipped_models,
-    };
+    use super::super::test_support::{check_against_quotients, pseudo_random, shipped_models};
     use super::*;
     use crate::dynamics::{residual, FlangeInputs};
     use crate::ida::DenseMatrixView;
@@ -683,21 +681,17 @@ mod tests {
                     &mut JacobianMatrix::Dense(DenseMatrixView::new(&mut exact, n).unwrap()),
                 )
                 .expect("supported");
-            let mut probe = Workspace::new(mechanism);
-            probe.pairs = ws.pairs.clone();
-            let mut quotients = |k: f64| {
-                central_differences(
-                    &mut |y, yp, f| residual(mechanism, &inputs, &mut probe, y, yp, f),
-                    &y,
-                    &yp,
-                    cj,
-                    |j| k * increments[j],
-                )
-            };
-            let (coarse, fine) = (quotients(1.0), quotients(0.25));
             let label = format!("{label}, sample {sample}");
-            let floor = round_off_floor(&f, |j| 0.25 * increments[j]);
-            let (error, own) = compare_with_quotients(&exact, &coarse, &fine, &floor, &label);
+            let (error, own) = check_against_quotients(
+                mechanism,
+                &inputs,
+                &ws,
+                (&y, &yp, &f),
+                cj,
+                &exact,
+                |j| increments[j],
+                &label,
+            );
             worst = worst.max(error);
             worst_own = worst_own.max(own);
             coupled +=
