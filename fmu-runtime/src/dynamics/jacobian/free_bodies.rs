@@ -125,14 +125,15 @@ impl FreeBodies {
         cj: f64,
         jac: &mut JacobianMatrix<'_>,
     ) -> Result<(), Unsupported> {
-        let maps: Vec<MotionMap> = self
+        // Each body's motion by its states, once: its own block and its pairs' blocks read it.
+        let maps: Vec<SMatrix<f64, 18, STATES>> = self
             .bodies
             .iter()
-            .map(|b| motion_map(mechanism, ws, y, b))
+            .map(|b| full_motion_map(mechanism, ws, y, cj, b))
             .collect();
         let mut blocks: BTreeMap<(usize, usize), Block> = BTreeMap::new();
         for (i, b) in self.bodies.iter().enumerate() {
-            blocks.insert((i, i), own_block(mechanism, ws, y, cj, b));
+            blocks.insert((i, i), own_block(mechanism, ws, y, cj, b, &maps[i]));
         }
         if mechanism.collisions.has_pairs() && !ws.contact_loads_frozen {
             let set = &mechanism.collisions;
@@ -155,7 +156,7 @@ impl FreeBodies {
                     let rotation = ws.motion[self.bodies[row].body].rotation;
                     for (column, offset) in [(a, 0), (b, 12)] {
                         let Some(column) = column else { continue };
-                        let map = &maps[column];
+                        let map = maps[column].fixed_rows::<12>(0);
                         let f = force.fixed_view::<3, 12>(0, offset) * map;
                         let t = torque.fixed_view::<3, 12>(0, offset) * map;
                         let block = blocks.entry((row, column)).or_insert_with(Block::zeros);
@@ -282,13 +283,21 @@ fn motion_map(mechanism: &Mechanism, ws: &Workspace, y: &[f64], b: &FreeBody) ->
 
 /// Body `b`'s own block without its contacts: the kinematic rows and the rigid body's
 /// equations of motion, with the rotation of the whole torque row (contacts included).
-fn own_block(mechanism: &Mechanism, ws: &Workspace, y: &[f64], cj: f64, b: &FreeBody) -> Block {
+/// `map` is the body's [`full_motion_map`].
+fn own_block(
+    mechanism: &Mechanism,
+    ws: &Workspace,
+    y: &[f64],
+    cj: f64,
+    b: &FreeBody,
+    map: &SMatrix<f64, 18, STATES>,
+) -> Block {
     let body = &mechanism.bodies[b.body];
     let frame = frame_rotation(body);
     let m = &ws.motion[b.body];
     let rotation = m.rotation;
-    let phi = rotation_by_quaternion(y, b);
-    let turn = rotation * phi;
+    // dθ by Q: R Φ.
+    let turn = map.fixed_view::<3, 4>(3, Q).into_owned();
     let mut block = Block::zeros();
     // ṙ − v.
     block
@@ -302,7 +311,6 @@ fn own_block(mechanism: &Mechanism, ws: &Workspace, y: &[f64], cj: f64, b: &Free
     block.fixed_view_mut::<4, 3>(Q, W).copy_from(&by_w);
 
     let (df, dt) = rigid_load_derivative(mechanism, body, m);
-    let map = full_motion_map(mechanism, ws, y, cj, b);
     block
         .fixed_view_mut::<3, STATES>(V, 0)
         .copy_from(&(frame.transpose() * df * map));
