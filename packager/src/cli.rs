@@ -88,7 +88,8 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "INPUTS.csv")]
     pub input: Option<PathBuf>,
     /// The integrator's linear algebra for a model file (default: `blocks` for scenes of
-    /// separate bodies from 300 states on, `dense` otherwise). Mechanisms with loops are
+    /// separate bodies from 300 states on, `articulated` for trees of revolute and prismatic
+    /// joints alone of more than 16 bodies, `dense` otherwise). Mechanisms with loops are
     /// always dense.
     #[arg(long, value_enum, value_name = "KIND")]
     pub linear_solver: Option<LinearSolverArg>,
@@ -104,6 +105,9 @@ pub enum LinearSolverArg {
     Dense,
     /// The block-sparse LU, one block per body hanging from the world.
     Blocks,
+    /// A tree of revolute and prismatic joints alone: its mass matrix (with the joints'
+    /// springs and dampers) factored in O(n) by the articulated-body algorithm.
+    Articulated,
 }
 
 impl From<LinearSolverArg> for fmu_runtime::ida::LinearSolverKind {
@@ -111,6 +115,7 @@ impl From<LinearSolverArg> for fmu_runtime::ida::LinearSolverKind {
         match arg {
             LinearSolverArg::Dense => fmu_runtime::ida::LinearSolverKind::Dense,
             LinearSolverArg::Blocks => fmu_runtime::ida::LinearSolverKind::Blocks,
+            LinearSolverArg::Articulated => fmu_runtime::ida::LinearSolverKind::Factored,
         }
     }
 }

@@ -96,124 +96,186 @@ fn motion_subspace(mechanism: &Mechanism, ws: &Workspace, k: usize) -> Option<(S
     Some((s, v))
 }
 
-/// What the pass from the leaves keeps of a joint for the pass from the root: S, U = I^A·S,
-/// D⁻¹ = (Sᵀ·U)⁻¹, u = b − Sᵀ·p^A. (Unboxed, as [`Subspace`].)
+/// What the pass from the leaves keeps of a joint for the passes that solve: S, U = I^A·S and
+/// D⁻¹ = (Sᵀ·U + diag(a))⁻¹, with the joint's index in v. (Unboxed, as [`Subspace`].)
 #[allow(clippy::large_enum_variant)]
-enum Articulated {
+#[derive(Debug, Clone)]
+enum JointFactor {
     One {
         s: Vector6<f64>,
         u_matrix: Vector6<f64>,
         d_inverse: f64,
-        u: f64,
+        v: usize,
     },
     Six {
         s: Matrix6<f64>,
         u_matrix: Matrix6<f64>,
         d_inverse: Matrix6<f64>,
-        u: Vector6<f64>,
+        v: usize,
     },
+}
+
+/// The articulated-body factorization of M + diag(a) at one pose: the articulated inertias'
+/// joint terms, after which each solve is two passes of a few 6-vector operations per body.
+///
+/// `a` (an "armature", one entry per speed) adds to the joints' own rows what the joint-space
+/// diagonal carries besides the bodies' inertia: the integrator's iteration matrix divides a
+/// joint's damper and spring by c_j and c_j² ([`crate::dynamics::ArticulatedIteration`]).
+#[derive(Debug, Clone)]
+pub struct ArticulatedFactors {
+    parents: Vec<usize>,
+    joints: Vec<Option<JointFactor>>,
+    n_v: usize,
+}
+
+impl ArticulatedFactors {
+    /// Factors M + diag(`armature`) with the bodies at the poses in `ws` (a forward pass done);
+    /// `armature` is empty (none) or has one entry per speed. `None` when an articulated inertia
+    /// is singular (a joint moves nothing with mass or inertia).
+    pub fn new(mechanism: &Mechanism, ws: &Workspace, armature: &[f64]) -> Option<Self> {
+        let n = mechanism.bodies.len();
+        let added = |v: usize| armature.get(v).copied().unwrap_or(0.0);
+        let mut inertia: Vec<Matrix6<f64>> = vec![Matrix6::zeros(); n];
+        for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {
+            if body.mass > 0.0 {
+                let m = &ws.motion[k];
+                let c = m.r + m.rotation * body.center;
+                let i_c = m.rotation * body.inertia * m.rotation.transpose();
+                inertia[k] = spatial_inertia(body.mass, &c, &i_c);
+            }
+        }
+        let mut joints: Vec<Option<JointFactor>> = (0..n).map(|_| None).collect();
+        for k in (1..n).rev() {
+            let passed = match motion_subspace(mechanism, ws, k) {
+                Some((Subspace::One(s), v)) => {
+                    let u_matrix = inertia[k] * s;
+                    let d = s.dot(&u_matrix) + added(v);
+                    if d == 0.0 || !d.is_finite() {
+                        return None;
+                    }
+                    let d_inverse = 1.0 / d;
+                    let passed = inertia[k] - u_matrix * u_matrix.transpose() * d_inverse;
+                    joints[k] = Some(JointFactor::One {
+                        s,
+                        u_matrix,
+                        d_inverse,
+                        v,
+                    });
+                    passed
+                }
+                Some((Subspace::Six(s), v)) => {
+                    let u_matrix = inertia[k] * s;
+                    let mut d = s.transpose() * u_matrix;
+                    for i in 0..6 {
+                        d[(i, i)] += added(v + i);
+                    }
+                    let d_inverse = d.try_inverse()?;
+                    let passed = inertia[k] - u_matrix * d_inverse * u_matrix.transpose();
+                    joints[k] = Some(JointFactor::Six {
+                        s,
+                        u_matrix,
+                        d_inverse,
+                        v,
+                    });
+                    passed
+                }
+                None => inertia[k],
+            };
+            let parent = mechanism.bodies[k].parent;
+            if parent != 0 {
+                inertia[parent] += passed;
+            }
+        }
+        Some(ArticulatedFactors {
+            parents: mechanism.bodies.iter().map(|b| b.parent).collect(),
+            joints,
+            n_v: mechanism.layout.n_v,
+        })
+    }
+
+    /// The number of speeds.
+    pub fn speeds(&self) -> usize {
+        self.n_v
+    }
+
+    /// x = (M + diag(a))⁻¹·b for generalized forces `b` (one per speed); `false` when the
+    /// lengths differ or the result is not finite.
+    pub fn solve_into(&self, b: &[f64], x: &mut [f64]) -> bool {
+        if b.len() != self.n_v || x.len() != self.n_v {
+            return false;
+        }
+        let n = self.joints.len();
+        // From the leaves: the bias forces p^A the subtrees pass on, and u = b − Sᵀ·p^A.
+        let mut bias: Vec<Vector6<f64>> = vec![Vector6::zeros(); n];
+        let mut u: Vec<Vector6<f64>> = vec![Vector6::zeros(); n];
+        for k in (1..n).rev() {
+            let passed = match &self.joints[k] {
+                Some(JointFactor::One {
+                    s,
+                    u_matrix,
+                    d_inverse,
+                    v,
+                }) => {
+                    let uk = b[*v] - s.dot(&bias[k]);
+                    u[k][0] = uk;
+                    bias[k] + u_matrix * (d_inverse * uk)
+                }
+                Some(JointFactor::Six {
+                    s,
+                    u_matrix,
+                    d_inverse,
+                    v,
+                }) => {
+                    let uk = Vector6::from_column_slice(&b[*v..*v + 6]) - s.transpose() * bias[k];
+                    u[k] = uk;
+                    bias[k] + u_matrix * (d_inverse * uk)
+                }
+                None => bias[k],
+            };
+            let parent = self.parents[k];
+            if parent != 0 {
+                bias[parent] += passed;
+            }
+        }
+        // From the root: the bodies' accelerations and the joints' share of them.
+        let mut accelerations: Vec<Vector6<f64>> = vec![Vector6::zeros(); n];
+        for k in 1..n {
+            let a = accelerations[self.parents[k]];
+            accelerations[k] = match &self.joints[k] {
+                Some(JointFactor::One {
+                    s,
+                    u_matrix,
+                    d_inverse,
+                    v,
+                }) => {
+                    let xk = d_inverse * (u[k][0] - u_matrix.dot(&a));
+                    x[*v] = xk;
+                    a + s * xk
+                }
+                Some(JointFactor::Six {
+                    s,
+                    u_matrix,
+                    d_inverse,
+                    v,
+                }) => {
+                    let xk = d_inverse * (u[k] - u_matrix.transpose() * a);
+                    x[*v..*v + 6].copy_from_slice(xk.as_slice());
+                    a + s * xk
+                }
+                None => a,
+            };
+        }
+        x.iter().all(|x| x.is_finite())
+    }
 }
 
 /// M⁻¹·b: the speeds' derivatives of the tree (indices 0..n_v of v) under the generalized
 /// forces `b`, with the bodies at the poses in `ws` (a forward pass done). `None` when an
 /// articulated inertia is singular (a joint moves nothing with mass or inertia).
 pub fn solve(mechanism: &Mechanism, ws: &Workspace, b: &[f64]) -> Option<Vec<f64>> {
-    let n = mechanism.bodies.len();
-    let mut inertia: Vec<Matrix6<f64>> = vec![Matrix6::zeros(); n];
-    let mut bias: Vec<Vector6<f64>> = vec![Vector6::zeros(); n];
-    for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {
-        if body.mass > 0.0 {
-            let m = &ws.motion[k];
-            let c = m.r + m.rotation * body.center;
-            let i_c = m.rotation * body.inertia * m.rotation.transpose();
-            inertia[k] = spatial_inertia(body.mass, &c, &i_c);
-        }
-    }
-    let mut joints: Vec<Option<(Articulated, usize)>> = (0..n).map(|_| None).collect();
-    for k in (1..n).rev() {
-        let (passed_inertia, passed_bias) = match motion_subspace(mechanism, ws, k) {
-            Some((Subspace::One(s), v)) => {
-                let u_matrix = inertia[k] * s;
-                let d = s.dot(&u_matrix);
-                if d == 0.0 || d.is_nan() {
-                    return None;
-                }
-                let d_inverse = 1.0 / d;
-                let u = b[v] - s.dot(&bias[k]);
-                let passed_inertia = inertia[k] - u_matrix * u_matrix.transpose() * d_inverse;
-                let passed_bias = bias[k] + u_matrix * (d_inverse * u);
-                joints[k] = Some((
-                    Articulated::One {
-                        s,
-                        u_matrix,
-                        d_inverse,
-                        u,
-                    },
-                    v,
-                ));
-                (passed_inertia, passed_bias)
-            }
-            Some((Subspace::Six(s), v)) => {
-                let u_matrix = inertia[k] * s;
-                let d_inverse = (s.transpose() * u_matrix).try_inverse()?;
-                let forces = Vector6::from_column_slice(&b[v..v + 6]);
-                let u = forces - s.transpose() * bias[k];
-                let passed_inertia = inertia[k] - u_matrix * d_inverse * u_matrix.transpose();
-                let passed_bias = bias[k] + u_matrix * (d_inverse * u);
-                joints[k] = Some((
-                    Articulated::Six {
-                        s,
-                        u_matrix,
-                        d_inverse,
-                        u,
-                    },
-                    v,
-                ));
-                (passed_inertia, passed_bias)
-            }
-            None => (inertia[k], bias[k]),
-        };
-        let parent = mechanism.bodies[k].parent;
-        if parent != 0 {
-            inertia[parent] += passed_inertia;
-            bias[parent] += passed_bias;
-        }
-    }
-    let mut accelerations: Vec<Vector6<f64>> = vec![Vector6::zeros(); n];
-    let mut vd = vec![0.0; mechanism.layout.n_v];
-    for k in 1..n {
-        let a = accelerations[mechanism.bodies[k].parent];
-        accelerations[k] = match &joints[k] {
-            Some((
-                Articulated::One {
-                    s,
-                    u_matrix,
-                    d_inverse,
-                    u,
-                },
-                v,
-            )) => {
-                let x = d_inverse * (u - u_matrix.dot(&a));
-                vd[*v] = x;
-                a + s * x
-            }
-            Some((
-                Articulated::Six {
-                    s,
-                    u_matrix,
-                    d_inverse,
-                    u,
-                },
-                v,
-            )) => {
-                let x = d_inverse * (u - u_matrix.transpose() * a);
-                vd[*v..*v + 6].copy_from_slice(x.as_slice());
-                a + s * x
-            }
-            None => a,
-        };
-    }
-    vd.iter().all(|x| x.is_finite()).then_some(vd)
+    let factors = ArticulatedFactors::new(mechanism, ws, &[])?;
+    let mut vd = vec![0.0; factors.speeds()];
+    factors.solve_into(b, &mut vd).then_some(vd)
 }
 
 #[cfg(test)]

@@ -22,7 +22,10 @@ pub use initial::{
     assemble, closure_drift, consistent_derivatives, explicit_derivatives, project_onto_loops,
     stabilised_derivatives, AssemblyError, SingularMassMatrix, ASSEMBLY_TOLERANCE, RANK_TOLERANCE,
 };
-pub use jacobian::{Branches, ExactJacobian, FreeBodies, TreeJacobian};
+pub use jacobian::{
+    ArticulatedIteration, ArticulatedIterationFactors, Branches, ExactJacobian, FreeBodies,
+    TreeJacobian,
+};
 #[cfg(test)]
 pub(crate) use kinematics::test_motions;
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};

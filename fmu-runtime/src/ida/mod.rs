@@ -1,9 +1,9 @@
 //! (5) The only module that touches `sundials_sys`: a safe IDA integrator.
 //!
 //! [`Ida`] integrates an implicit DAE `F(t, y, y') = 0` given by a [`DaeSystem`] with SUNDIALS
-//! IDA (variable-order, variable-step BDF), a direct linear solver (SUNDIALS' dense one, or the
-//! block-sparse one of module `block_solver` for scenes of many bodies) and, by default, IDA's
-//! difference-quotient Jacobian.
+//! IDA (variable-order, variable-step BDF), a direct linear solver (SUNDIALS' dense one, the
+//! block-sparse one of module `custom_solver` for scenes of many bodies, or factors the system
+//! forms itself, there too) and, by default, IDA's difference-quotient Jacobian.
 //!
 //! * Every SUNDIALS handle has its own RAII owner (module `handles`); nothing leaks on any error path.
 //! * Callbacks never unwind into C: errors and panics of the model are caught, IDA is told to
@@ -40,7 +40,7 @@
     clippy::undocumented_unsafe_blocks
 )]
 
-mod block_solver;
+mod custom_solver;
 mod error;
 mod handles;
 mod solver;
@@ -54,7 +54,7 @@ pub use solver::{
     AbsTolerance, Ida, IdaOptions, InitialCondition, LinearSolverKind, Step, StepKind,
 };
 pub use stats::SolverStats;
-pub use system::{DaeSystem, DenseMatrixView, JacobianMatrix};
+pub use system::{DaeSystem, DenseMatrixView, FactoredMatrix, JacobianMatrix};
 
 /// The version of the SUNDIALS library linked in (e.g. `"7.1.1"`).
 pub fn sundials_version() -> &'static str {

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use sundials_sys as sys;
 
-use super::block_solver::{block_matrix, BlockLinearAlgebra};
+use super::custom_solver::{custom_matrix, CustomKind, CustomLinearAlgebra};
 use super::error::{
     check_flag, CallbackError, CallbackFailure, CallbackKind, FailureContext, FlagKind, IdaError,
 };
@@ -84,6 +84,10 @@ pub enum LinearSolverKind {
     /// coupled blocks. The system provides the Jacobian ([`IdaOptions::user_jacobian`] must be
     /// set) as [`JacobianMatrix::Blocks`].
     Blocks,
+    /// Factors the system forms by its own structure, in O(n) for a tree by the
+    /// articulated-body algorithm ([`JacobianMatrix::Factored`]; [`IdaOptions::user_jacobian`]
+    /// must be set).
+    Factored,
 }
 
 impl Default for IdaOptions {
@@ -322,8 +326,8 @@ unsafe extern "C" fn jacobian_trampoline<S: DaeSystem>(
         )
     };
     // SAFETY: `jac` is the matrix registered with IDASetLinearSolver (or null).
-    let matrix = match unsafe { block_matrix(jac) } {
-        Some(blocks) => Some(JacobianMatrix::Blocks(blocks)),
+    let matrix = match unsafe { custom_matrix(jac) } {
+        Some(custom) => Some(custom),
         // SAFETY: as above: not ours, so the dense matrix.
         None => unsafe { dense_matrix(jac, n) }.map(JacobianMatrix::Dense),
     };
@@ -435,14 +439,14 @@ enum LinearAlgebra {
         solver: LinearSolver,
         matrix: DenseMatrix,
     },
-    Blocks(BlockLinearAlgebra),
+    Custom(CustomLinearAlgebra),
 }
 
 impl LinearAlgebra {
     fn handles(&self) -> (sys::SUNLinearSolver, sys::SUNMatrix) {
         match self {
             LinearAlgebra::Dense { solver, matrix } => (solver.as_raw(), matrix.as_raw()),
-            LinearAlgebra::Blocks(blocks) => (blocks.solver(), blocks.matrix()),
+            LinearAlgebra::Custom(custom) => (custom.solver(), custom.matrix()),
         }
     }
 }
@@ -584,14 +588,18 @@ impl<S: DaeSystem> Ida<S> {
                 let solver = LinearSolver::dense(&y, &matrix, &ctx)?;
                 LinearAlgebra::Dense { solver, matrix }
             }
-            LinearSolverKind::Blocks if options.user_jacobian => {
-                LinearAlgebra::Blocks(BlockLinearAlgebra::new(&ctx)?)
-            }
-            LinearSolverKind::Blocks => {
-                return Err(IdaError::invalid(
-                    "IDASetLinearSolver",
-                    "the block solver needs the system's Jacobian (user_jacobian)".to_string(),
-                ))
+            kind @ (LinearSolverKind::Blocks | LinearSolverKind::Factored) => {
+                if !options.user_jacobian {
+                    return Err(IdaError::invalid(
+                        "IDASetLinearSolver",
+                        format!("the {kind:?} solver needs the system's Jacobian (user_jacobian)"),
+                    ));
+                }
+                let custom = match kind {
+                    LinearSolverKind::Blocks => CustomKind::Blocks,
+                    _ => CustomKind::Factored,
+                };
+                LinearAlgebra::Custom(CustomLinearAlgebra::new(&ctx, custom)?)
             }
         };
         let mem = IdaMem::new(&ctx)?;

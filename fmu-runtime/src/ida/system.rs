@@ -41,7 +41,8 @@ pub trait DaeSystem {
     }
 
     /// The iteration matrix `J = dF/dy + cj dF/dyp`, written into `jac` (a dense matrix
-    /// zeroed beforehand, or a block matrix whose pattern the system sets, as
+    /// zeroed beforehand, a block matrix whose pattern the system sets, or factors the system
+    /// forms itself, as
     /// [`IdaOptions::linear_solver`](super::IdaOptions::linear_solver) chose).
     ///
     /// Only called when [`IdaOptions::user_jacobian`](super::IdaOptions::user_jacobian) is set;
@@ -73,6 +74,22 @@ pub enum JacobianMatrix<'a> {
     ///
     /// [`LinearSolverKind::Blocks`]: super::LinearSolverKind::Blocks
     Blocks(&'a mut BlockMatrix),
+    /// An iteration matrix the system factors by its own structure
+    /// ([`LinearSolverKind::Factored`]): the system replaces the slot's factors with those at
+    /// (t, y, ẏ, c_j), which IDA's linear solves then use.
+    ///
+    /// [`LinearSolverKind::Factored`]: super::LinearSolverKind::Factored
+    Factored(&'a mut Option<Box<dyn FactoredMatrix>>),
+}
+
+/// The factors of an iteration matrix a system forms and factors itself (a tree's by the
+/// articulated-body algorithm, say): what IDA's linear solves need of it.
+pub trait FactoredMatrix: std::fmt::Debug {
+    /// The number of rows (= columns).
+    fn size(&self) -> usize;
+
+    /// x ← A⁻¹·x; `false` when it cannot be solved (IDA retries with a smaller step).
+    fn solve_in_place(&self, x: &mut [f64]) -> bool;
 }
 
 /// A square, column-major dense matrix borrowed from SUNDIALS for one Jacobian evaluation.

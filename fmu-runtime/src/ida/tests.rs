@@ -706,11 +706,13 @@ fn block_solver_follows_two_coupled_masses() -> TestResult {
 }
 
 #[test]
-fn block_solver_needs_the_systems_jacobian() {
-    let options = IdaOptions {
-        linear_solver: LinearSolverKind::Blocks,
-        ..tight()
-    };
-    let outcome = Ida::new(TwoMasses { k: 1.0 }, 0.0, &[0.0; 4], &[0.0; 4], &options);
-    assert!(matches!(outcome, Err(IdaError::InvalidInput { .. })));
+fn custom_solvers_need_the_systems_jacobian() {
+    for linear_solver in [LinearSolverKind::Blocks, LinearSolverKind::Factored] {
+        let options = IdaOptions {
+            linear_solver,
+            ..tight()
+        };
+        let outcome = Ida::new(TwoMasses { k: 1.0 }, 0.0, &[0.0; 4], &[0.0; 4], &options);
+        assert!(matches!(outcome, Err(IdaError::InvalidInput { .. })));
+    }
 }

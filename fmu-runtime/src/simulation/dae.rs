@@ -19,6 +19,9 @@ pub(super) struct MechanismDae {
     /// A mechanism with an exact Jacobian ([`ExactJacobian`]: free bodies, trees of revolute
     /// and prismatic joints) instead of difference quotients.
     pub(super) exact: Option<ExactJacobian>,
+    /// A long tree of revolute and prismatic joints: its iteration matrix factored in O(n)
+    /// ([`ArticulatedIteration`]) instead of the exact Jacobian.
+    pub(super) articulated: Option<ArticulatedIteration>,
     /// The integrator's tolerance (sizes the difference-quotient increments).
     pub(super) tolerance: f64,
     /// Residual evaluations spent on grouped Jacobians (IDA does not count them).
@@ -139,8 +142,9 @@ impl DaeSystem for MechanismDae {
         }
     }
 
-    /// The exact Jacobian ([`ExactJacobian`]), or grouped difference quotients
-    /// ([`Branches`]); only set up when one of them is `Some`.
+    /// The articulated iteration matrix's factors ([`ArticulatedIteration`]), the exact
+    /// Jacobian ([`ExactJacobian`]), or grouped difference quotients ([`Branches`]); only set
+    /// up when one of them is `Some`.
     fn jacobian(
         &mut self,
         t: f64,
@@ -150,6 +154,22 @@ impl DaeSystem for MechanismDae {
         res: &[f64],
         jac: &mut JacobianMatrix<'_>,
     ) -> Option<Result<(), CallbackError>> {
+        if let JacobianMatrix::Factored(slot) = jac {
+            self.articulated.as_ref()?;
+            // The bodies' poses at y, which M is formed at.
+            self.apply_inputs(t);
+            kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
+            let iteration = self.articulated.as_ref()?;
+            **slot = iteration
+                .factor(&self.mechanism, &self.workspace, cj, y.len())
+                .map(|f| Box::new(f) as Box<dyn FactoredMatrix>);
+            return Some(match slot {
+                Some(_) => Ok(()),
+                None => Err(CallbackError::Recoverable(
+                    "an articulated inertia of the tree is singular".into(),
+                )),
+            });
+        }
         if let Some(exact) = self.exact.take() {
             // The kinematics, loads and near pairs at (y, ẏ), which the matrix is formed at.
             let mut f = std::mem::take(&mut self.scratch);

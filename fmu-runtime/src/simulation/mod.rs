@@ -17,12 +17,12 @@ use crate::assembly::{
 use crate::dynamics::contacts::Friction;
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
-    assemble, consistent_derivatives, contacts, kinematics, residual, AssemblyError, Branches,
-    ExactJacobian, FlangeInputs, Mechanism, SingularMassMatrix, Workspace,
+    assemble, consistent_derivatives, contacts, kinematics, residual, ArticulatedIteration,
+    AssemblyError, Branches, ExactJacobian, FlangeInputs, Mechanism, SingularMassMatrix, Workspace,
 };
 use crate::ida::{
-    AbsTolerance, CallbackError, DaeSystem, Ida, IdaError, IdaOptions, JacobianMatrix,
-    LinearSolverKind, SolverStats, StepKind,
+    AbsTolerance, CallbackError, DaeSystem, FactoredMatrix, Ida, IdaError, IdaOptions,
+    JacobianMatrix, LinearSolverKind, SolverStats, StepKind,
 };
 use crate::model::{self, AxisMotion, ModelError, ModelSpec};
 use crate::scene::{Scene, SceneError};
@@ -150,6 +150,12 @@ pub const MAX_STATES: usize = 5_000;
 /// block LU, whose memory grows with the bodies (a 13 × 13 block per free body): 20 000 free
 /// bodies, as many as a model may declare objects ([`model::MAX_OBJECTS`]).
 pub const MAX_BLOCK_STATES: usize = 260_000;
+
+/// From how many moving bodies on a tree of revolute and prismatic joints alone is solved with
+/// its articulated iteration matrix ([`LinearSolverKind::Factored`],
+/// `dynamics::ArticulatedIteration`) instead of the exact dense Jacobian: from where it is as
+/// fast (docs/benchmarks.md, "Chain of N links"); smaller trees keep their step sequences.
+pub const ARTICULATED_ITERATION_BODIES: usize = 8;
 
 /// A mechanism whose every joint is prescribed has no states, but the integrator needs at
 /// least one: such a simulation integrates one constant (ẋ = 0) beside it.
@@ -347,6 +353,28 @@ impl Simulation {
             }
             (Some(_), None) => LinearSolverKind::Dense,
         };
+        // A long tree of revolute and prismatic joints alone: its iteration matrix factored in
+        // O(n) by the articulated-body algorithm (`dynamics::ArticulatedIteration`).
+        let articulated_asked = options.linear_solver == Some(LinearSolverKind::Factored);
+        let articulated = ArticulatedIteration::new(&mechanism).filter(|_| {
+            articulated_asked
+                || options.linear_solver.is_none()
+                    // Not counting the world.
+                    && mechanism.bodies.len() > ARTICULATED_ITERATION_BODIES
+        });
+        if articulated_asked && articulated.is_none() {
+            return Err(SimulationError::Usage(format!(
+                "model {}: the articulated linear solver serves trees of revolute and prismatic \
+                 joints alone (no loops, drive trains, force elements, contact pairs or free \
+                 joints); use the dense or block solver",
+                spec.name
+            )));
+        }
+        let linear_solver = if articulated.is_some() {
+            LinearSolverKind::Factored
+        } else {
+            linear_solver
+        };
         // A tree's exact Jacobian fills dense matrices only.
         let exact =
             exact.filter(|e| e.free_bodies().is_some() || linear_solver == LinearSolverKind::Dense);
@@ -367,7 +395,7 @@ impl Simulation {
             rtol: tolerance,
             atol,
             max_step: options.max_step,
-            user_jacobian: branches.is_some() || exact.is_some(),
+            user_jacobian: branches.is_some() || exact.is_some() || articulated.is_some(),
             linear_solver,
             ..IdaOptions::default()
         };
@@ -411,6 +439,7 @@ impl Simulation {
             workspace,
             scratch,
             exact,
+            articulated,
             branches,
             tolerance,
             jacobian_residuals: 0,

@@ -182,6 +182,8 @@ impl FreeBodies {
                     }
                 }
             }
+            // Not a matrix of entries: the difference quotients' business.
+            JacobianMatrix::Factored(_) => return Err(Unsupported),
             JacobianMatrix::Dense(view) => {
                 for (&(row, column), block) in &blocks {
                     for (r, &i) in self.groups[row].iter().enumerate() {

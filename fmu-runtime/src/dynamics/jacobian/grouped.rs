@@ -358,6 +358,9 @@ impl Branches {
                         JacobianMatrix::Blocks(matrix) => {
                             matrix.set_column(j, quotient);
                         }
+                        // Quotients are entries, not factors: left empty, the solver's setup
+                        // fails (the simulation hands factors to the articulated iteration only).
+                        JacobianMatrix::Factored(_) => {}
                     }
                     y1[j] = y[j];
                     yp1[j] = yp[j];

@@ -5,12 +5,16 @@
 //!   whose contact pairs have a derivative ([`contact`]); one residual evaluation per matrix.
 //! - [`tree`]: exact, column by column in tangent mode, for any tree (revolute, prismatic and
 //!   free joints, force elements, drive trains, such contact pairs).
+//! - [`articulated_iteration`]: not exact, for long trees of revolute and prismatic joints
+//!   alone: c_j·M with the joints' own springs and dampers, factored in O(n) by the
+//!   articulated-body algorithm (the exact one of a tree is dense).
 //! - [`grouped`]: grouped difference quotients over the branches of any tree mechanism without
 //!   loops (the bodies hanging from the world and what hangs from them); one residual
 //!   evaluation per state of the widest branch and per colour of coupled branches.
 //! - Mechanisms with loops, or contact pairs without a derivative: the difference quotients
 //!   (grouped, or IDA's own, one evaluation per state).
 
+mod articulated_iteration;
 pub mod contact;
 mod free_bodies;
 mod grouped;
@@ -18,6 +22,7 @@ mod grouped;
 pub(super) mod test_support;
 mod tree;
 
+pub use articulated_iteration::{ArticulatedIteration, ArticulatedIterationFactors};
 pub use free_bodies::FreeBodies;
 pub use grouped::Branches;
 pub use tree::TreeJacobian;

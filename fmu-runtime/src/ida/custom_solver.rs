@@ -1,54 +1,78 @@
-//! The block-sparse linear solver handed to IDA: a custom `SUNMatrix` that holds a
-//! [`BlockMatrix`] and a custom direct `SUNLinearSolver` that factors it with [`BlockLu`].
+//! The custom linear solvers handed to IDA: a custom `SUNMatrix` whose content is ours and a
+//! custom direct `SUNLinearSolver` that solves with it, for
+//!
+//! - a [`BlockMatrix`] the Jacobian callback fills, factored with [`BlockLu`]
+//!   ([`LinearSolverKind::Blocks`](super::LinearSolverKind::Blocks));
+//! - factors the Jacobian callback forms itself ([`FactoredMatrix`],
+//!   [`LinearSolverKind::Factored`](super::LinearSolverKind::Factored)).
 //!
 //! IDA keeps its own logic of when to form a new Jacobian (`lsetup`) and scales the solution
 //! for a changed c_j, as with its dense solver: both treat a matrix-based direct solver alike.
 //! Of the matrix IDA only calls `getid` and `zero` (the Jacobian itself comes from the user
-//! callback, which finds the [`BlockMatrix`] through [`block_matrix`]); of the solver
-//! `gettype`, `getid`, `setup` and `solve`. The Rust side ([`BlockSystem`]) is owned by
-//! [`BlockLinearAlgebra`] and outlives both SUNDIALS objects; their `content` points to it.
+//! callback, which finds the content through [`custom_matrix`]); of the solver `gettype`,
+//! `getid`, `setup` and `solve`. The Rust side ([`CustomSystem`]) is owned by
+//! [`CustomLinearAlgebra`] and outlives both SUNDIALS objects; their `content` points to it.
 
 use super::error::IdaError;
 use super::handles::Context;
+use super::system::{FactoredMatrix, JacobianMatrix};
 use crate::linalg::{BlockLu, BlockMatrix};
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 use sundials_sys as sys;
 
-/// The matrix IDA's Jacobian callback fills and its latest factors.
+/// The content of the custom matrix: what IDA's Jacobian callback fills and the solver's
+/// setup and solve use.
 #[derive(Debug)]
 #[repr(C)]
-pub(crate) struct BlockSystem {
+pub(crate) struct CustomSystem {
     /// [`MAGIC`]: tells this content from any other custom matrix's.
     magic: u64,
-    matrix: BlockMatrix,
-    factors: Option<BlockLu>,
+    content: Content,
+}
+
+#[derive(Debug)]
+enum Content {
+    /// The matrix the callback fills and its latest factors.
+    Blocks {
+        matrix: BlockMatrix,
+        factors: Option<BlockLu>,
+    },
+    /// The factors the callback forms.
+    Factored(Option<Box<dyn FactoredMatrix>>),
 }
 
 const MAGIC: u64 = 0x626c_6f63_6b5f_6c75; // "block_lu"
 
-impl Default for BlockSystem {
-    fn default() -> Self {
-        BlockSystem {
-            magic: MAGIC,
-            matrix: BlockMatrix::default(),
-            factors: None,
-        }
-    }
+/// Which content a [`CustomLinearAlgebra`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CustomKind {
+    Blocks,
+    Factored,
 }
 
 /// Owns the Rust side and the two SUNDIALS shells. Drop after the IDA memory.
 #[derive(Debug)]
-pub(crate) struct BlockLinearAlgebra {
+pub(crate) struct CustomLinearAlgebra {
     solver: sys::SUNLinearSolver,
     matrix: sys::SUNMatrix,
-    system: *mut BlockSystem,
+    system: *mut CustomSystem,
 }
 
-impl BlockLinearAlgebra {
-    pub(crate) fn new(ctx: &Context) -> Result<Self, IdaError> {
-        let system = Box::into_raw(Box::<BlockSystem>::default());
+impl CustomLinearAlgebra {
+    pub(crate) fn new(ctx: &Context, kind: CustomKind) -> Result<Self, IdaError> {
+        let content = match kind {
+            CustomKind::Blocks => Content::Blocks {
+                matrix: BlockMatrix::default(),
+                factors: None,
+            },
+            CustomKind::Factored => Content::Factored(None),
+        };
+        let system = Box::into_raw(Box::new(CustomSystem {
+            magic: MAGIC,
+            content,
+        }));
         // SAFETY: a valid context; the shells are filled in below before any use.
         let (matrix, solver) = unsafe {
             (
@@ -56,7 +80,7 @@ impl BlockLinearAlgebra {
                 sys::SUNLinSolNewEmpty(ctx.as_raw()),
             )
         };
-        let owner = BlockLinearAlgebra {
+        let owner = CustomLinearAlgebra {
             solver,
             matrix,
             system,
@@ -96,7 +120,7 @@ impl BlockLinearAlgebra {
     }
 }
 
-impl Drop for BlockLinearAlgebra {
+impl Drop for CustomLinearAlgebra {
     fn drop(&mut self) {
         // SAFETY: the shells were made by SUN*NewEmpty and are freed once, after the IDA memory
         // that used them; their content is ours (cleared first so SUNDIALS frees only the
@@ -115,27 +139,31 @@ impl Drop for BlockLinearAlgebra {
     }
 }
 
-/// The [`BlockMatrix`] inside `matrix` when it is one of ours (`None` for any other matrix).
+/// Where the Jacobian callback writes when `matrix` is one of ours (`None` for any other
+/// matrix).
 ///
 /// # Safety
 /// `matrix` is null or a valid `SUNMatrix`; the returned borrow must end before any other
 /// access to the same matrix (IDA calls its callbacks one at a time).
-pub(crate) unsafe fn block_matrix<'a>(matrix: sys::SUNMatrix) -> Option<&'a mut BlockMatrix> {
+pub(crate) unsafe fn custom_matrix<'a>(matrix: sys::SUNMatrix) -> Option<JacobianMatrix<'a>> {
     // SAFETY: per the contract; a matrix whose `getid` is ours was made by
-    // BlockLinearAlgebra::new, whose content is a live BlockSystem.
-    unsafe { system_of_matrix(matrix).map(|s| &mut s.matrix) }
+    // CustomLinearAlgebra::new, whose content is a live CustomSystem.
+    unsafe { system_of_matrix(matrix) }.map(|s| match &mut s.content {
+        Content::Blocks { matrix, .. } => JacobianMatrix::Blocks(matrix),
+        Content::Factored(factors) => JacobianMatrix::Factored(factors),
+    })
 }
 
 /// # Safety
-/// As for [`block_matrix`].
-unsafe fn system_of_matrix<'a>(matrix: sys::SUNMatrix) -> Option<&'a mut BlockSystem> {
+/// As for [`custom_matrix`].
+unsafe fn system_of_matrix<'a>(matrix: sys::SUNMatrix) -> Option<&'a mut CustomSystem> {
     if matrix.is_null() {
         return None;
     }
     // SAFETY: a valid matrix has a valid ops table and content.
     unsafe {
         let custom = sys::SUNMatGetID(matrix) == sys::SUNMatrix_ID_SUNMATRIX_CUSTOM;
-        let content = (*matrix).content.cast::<BlockSystem>();
+        let content = (*matrix).content.cast::<CustomSystem>();
         if !custom || content.is_null() || (*content).magic != MAGIC {
             return None;
         }
@@ -144,8 +172,8 @@ unsafe fn system_of_matrix<'a>(matrix: sys::SUNMatrix) -> Option<&'a mut BlockSy
 }
 
 /// # Safety
-/// `solver` is a valid `SUNLinearSolver` made by [`BlockLinearAlgebra::new`].
-unsafe fn system_of_solver<'a>(solver: sys::SUNLinearSolver) -> Option<&'a mut BlockSystem> {
+/// `solver` is a valid `SUNLinearSolver` made by [`CustomLinearAlgebra::new`].
+unsafe fn system_of_solver<'a>(solver: sys::SUNLinearSolver) -> Option<&'a mut CustomSystem> {
     // SAFETY: per the contract.
     unsafe {
         (!solver.is_null() && !(*solver).content.is_null()).then(|| &mut *(*solver).content.cast())
@@ -164,9 +192,15 @@ const UNRECOVERABLE: c_int = -1;
 unsafe extern "C" fn matrix_zero(matrix: sys::SUNMatrix) -> sys::SUNErrCode {
     // SAFETY: IDA passes the matrix it was given.
     match unsafe { system_of_matrix(matrix) } {
-        Some(system) => match catch_unwind(AssertUnwindSafe(|| system.matrix.fill_zero())) {
-            Ok(()) => sys::SUN_SUCCESS,
-            Err(_) => UNRECOVERABLE,
+        Some(system) => match &mut system.content {
+            Content::Blocks { matrix, .. } => {
+                match catch_unwind(AssertUnwindSafe(|| matrix.fill_zero())) {
+                    Ok(()) => sys::SUN_SUCCESS,
+                    Err(_) => UNRECOVERABLE,
+                }
+            }
+            // The callback replaces the factors whole.
+            Content::Factored(_) => sys::SUN_SUCCESS,
         },
         None => UNRECOVERABLE,
     }
@@ -180,21 +214,25 @@ unsafe extern "C" fn solver_id(_: sys::SUNLinearSolver) -> sys::SUNLinearSolver_
     sys::SUNLinearSolver_ID_SUNLINEARSOLVER_CUSTOM
 }
 
-/// Factors the matrix the Jacobian callback filled. A singular block is recoverable: IDA
-/// forms a new Jacobian with a smaller step.
+/// Factors the matrix the Jacobian callback filled (or checks that it formed factors). A
+/// singular block is recoverable: IDA forms a new Jacobian with a smaller step.
 unsafe extern "C" fn solver_setup(solver: sys::SUNLinearSolver, _: sys::SUNMatrix) -> c_int {
     // SAFETY: IDA passes the solver it was given.
     let Some(system) = (unsafe { system_of_solver(solver) }) else {
         return UNRECOVERABLE;
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| system.matrix.factor()));
+    let (matrix, factors) = match &mut system.content {
+        Content::Blocks { matrix, factors } => (matrix, factors),
+        Content::Factored(factors) => return if factors.is_some() { 0 } else { RECOVERABLE },
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| matrix.factor()));
     match outcome {
-        Ok(Ok(factors)) => {
-            system.factors = Some(factors);
+        Ok(Ok(lu)) => {
+            *factors = Some(lu);
             0
         }
         Ok(Err(_)) => {
-            system.factors = None;
+            *factors = None;
             RECOVERABLE
         }
         Err(_) => UNRECOVERABLE,
@@ -213,10 +251,14 @@ unsafe extern "C" fn solver_solve(
     let Some(system) = (unsafe { system_of_solver(solver) }) else {
         return UNRECOVERABLE;
     };
-    let Some(factors) = &system.factors else {
-        return RECOVERABLE;
+    let n = match &system.content {
+        Content::Blocks {
+            factors: Some(_),
+            matrix,
+        } => matrix.size(),
+        Content::Factored(Some(factors)) => factors.size(),
+        _ => return RECOVERABLE,
     };
-    let n = system.matrix.size();
     // SAFETY: IDA passes serial vectors of the system's size (checked against the matrix's).
     let (x, b) = unsafe {
         let (xn, bn) = (sys::N_VGetLength(x), sys::N_VGetLength(b));
@@ -234,7 +276,13 @@ unsafe extern "C" fn solver_solve(
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         x.copy_from_slice(b);
-        factors.solve_in_place(x)
+        match &system.content {
+            Content::Blocks {
+                factors: Some(lu), ..
+            } => lu.solve_in_place(x),
+            Content::Factored(Some(factors)) => factors.solve_in_place(x),
+            _ => false,
+        }
     }));
     match outcome {
         Ok(true) => 0,
