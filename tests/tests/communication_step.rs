@@ -5,7 +5,9 @@
 //! a 0.5 s step while 0.1 s passed, since the integrator's step limit applied per call.
 //!
 //! Each model runs at communication steps from 1 ms to one step to the stop time. Since the
-//! integrator's steps pass communication points, those runs take the same steps; the reference
+//! integrator's steps pass communication points, and the root functions are evaluated at the
+//! ends of its steps only, those runs take the same steps and end with the same outputs to the
+//! last bit (asserted); the reference
 //! is therefore a run whose internal steps are at most 1 ms long (a discretization of its own,
 //! whose signed distances are sampled at least every millisecond: nothing tunnels there);
 //! the contacts started (counted per pair) must be the same, and the final outputs must agree
@@ -48,9 +50,24 @@ fn same_at_every_step(model: &str, stop: f64, integrator_tolerance: Option<f64>,
         .copied()
         .filter(|h| *h < stop && ((stop / h).round() * h - stop).abs() < 1e-12)
         .chain([stop]);
+    let mut first: Option<(f64, u64, Vec<f64>)> = None;
     for step in std::iter::once(REFERENCE_STEP).chain(steps) {
         let run = simulate(spec.clone(), integrator_tolerance, stop, step);
         let (starts, outputs) = final_state(&run);
+        // The same internal steps and root evaluations whatever the communication step: the
+        // same numbers to the last bit.
+        let internal_steps = run.simulation.stats().steps;
+        match &first {
+            None => first = Some((step, internal_steps, outputs.clone())),
+            Some((first_step, first_steps, first_outputs)) => {
+                assert_eq!(
+                    (internal_steps, &outputs),
+                    (*first_steps, first_outputs),
+                    "{model}: the run at a {step} s step took other steps or ended elsewhere \
+                     than the one at {first_step} s"
+                );
+            }
+        }
         let (worst, difference) = outputs
             .iter()
             .zip(&reference_outputs)

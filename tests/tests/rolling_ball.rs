@@ -111,6 +111,14 @@ fn the_slip_follows_the_coulomb_line_down_to_the_pairs_v_small() {
 /// Jacobian saw the saturated law instead of its slope and Newton's iteration failed step after
 /// step. Increments are now at most a tenth of the band of the contacts a body is in
 /// (`dynamics::Branches::increment_limits`). The ball must reach the textbook rolling speed.
+///
+/// And a second regression: with `v_small` 1e-4 m/s the ball left the band again and again
+/// while rolling, its slip at up to 1.8 m/s, and ended at the right speed only by chance. An
+/// iteration matrix formed while the slip was inside the band (the friction's slope μ_k f_n /
+/// v_small over it) held Newton's corrections a few hundred times too small once the slip was
+/// beyond it (slope zero): the iteration passed for converged while the friction pushed the
+/// other way. Such an evaluation is now refused and the matrix formed again
+/// (`MechanismDae::residual`). So the slip must stay inside the band at every sample.
 #[test]
 fn a_fine_v_small_at_a_loose_tolerance_rolls_on() {
     for v_small in [1e-4, 1e-5] {
@@ -122,15 +130,25 @@ fn a_fine_v_small_at_a_loose_tolerance_rolls_on() {
         );
         let (r, v0) = (run.parameter("r"), run.parameter("v0"));
         let v_roll = *run.column("ball.v[1]").last().expect("samples");
-        // The contact point lies r − δ/2 below the centre (the centre at h = r − δ).
-        let height = run.column("ball.r[2]").last().expect("samples");
-        let slip = v_roll + 0.5 * (r + height) * run.column("ball.w[3]").last().expect("samples");
+        // The contact point lies r − δ/2 below the centre (the centre at h = r − δ). Rolling
+        // from t* = 2 v0 / (7 μ_k g) = 0.146 s on: the slip stays inside the band at every
+        // sample after 0.2 s.
+        let (v, height, w) = (
+            run.column("ball.v[1]"),
+            run.column("ball.r[2]"),
+            run.column("ball.w[3]"),
+        );
+        let slip = |k: usize| v[k] + 0.5 * (r + height[k]) * w[k];
+        let rolling = run.time.iter().position(|t| *t >= 0.2).expect("samples");
+        let worst = (rolling..run.time.len())
+            .map(slip)
+            .fold(0.0f64, |m, s| m.max(s.abs()));
         let error = v_roll / (5.0 / 7.0 * v0) - 1.0;
         eprintln!(
-            "v_small {v_small:e} m/s, tolerance 1e-4: rolling speed {v_roll:.6} m/s ({error:+.1e} of 5/7 v0), slip {slip:.1e} m/s, {} steps",
+            "v_small {v_small:e} m/s, tolerance 1e-4: rolling speed {v_roll:.6} m/s ({error:+.1e} of 5/7 v0), slip at most {worst:.1e} m/s after 0.2 s, {} steps",
             run.simulation.stats().steps
         );
         assert!(error.abs() < 1e-4, "rolling speed {v_roll} m/s");
-        assert!(slip.abs() < v_small, "slip {slip} m/s");
+        assert!(worst < v_small, "slip {worst} m/s");
     }
 }

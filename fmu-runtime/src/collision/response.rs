@@ -295,6 +295,33 @@ pub struct ContactResponse {
     pub friction_force: f64,
 }
 
+/// The slip of a pair that does not stick is below `v_small` ([`speed_bands`]).
+pub const SLIP_BAND: u8 = 1;
+/// The relative turn of a pair with rolling resistance that does not hold its turn is below
+/// `w_small` ([`speed_bands`]).
+pub const TURN_BAND: u8 = 2;
+
+/// The friction bands of `law` that `state` lies inside, as bits ([`SLIP_BAND`],
+/// [`TURN_BAND`]). Inside a band the regularized friction or rolling resistance rises from
+/// zero to its full value: the law's slope is its full value over the band, beyond it zero. An
+/// iteration matrix formed inside a band is far too stiff for a state beyond it: Newton's
+/// corrections shrink by the ratio, and the iteration stops, converged in appearance, where the
+/// equations do not hold. (The normal damping's band is not among them: a contact's
+/// penetration rate passes through it over and over while the contact settles.)
+pub fn speed_bands(law: &ContactLaw, state: &ContactState) -> u8 {
+    let n = state.normal.into_inner();
+    let v_t = state.relative_velocity - n * state.relative_velocity.dot(&n);
+    let mut bands = 0;
+    if state.anchor_offset.is_none() && v_t.norm() < law.v_small {
+        bands |= SLIP_BAND;
+    }
+    let turning = state.relative_angular_velocity.norm();
+    if state.anchor_turn.is_none() && law.mu_r > 0.0 && turning < law.w_small {
+        bands |= TURN_BAND;
+    }
+    bands
+}
+
 /// Eq. (2): the force and torque on b of a contact in `state` under `law`.
 pub fn contact_force(law: &ContactLaw, state: &ContactState) -> ContactResponse {
     let delta = state.penetration.max(0.0);

@@ -40,7 +40,9 @@ use super::residual::Workspace;
 use crate::assembly::{CollisionPair, CollisionSet, Role};
 use crate::collision::analytic::closest_parameters;
 use crate::collision::response::STICK_SPEED_FRACTION;
-use crate::collision::response::{contact_force, smoothstep, ContactResponse, ContactState};
+use crate::collision::response::{
+    contact_force, smoothstep, speed_bands, ContactResponse, ContactState,
+};
 use crate::collision::{distance, segment_ends, Contact, Core};
 use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
@@ -670,11 +672,20 @@ pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
         false,
     );
     let near = std::mem::take(&mut ws.near_pairs.pairs);
+    ws.speed_bands.clear();
     for &index in &near {
-        let Some((contact, response)) = pair_response(mechanism, ws, index) else {
+        let Some(PairEvaluation {
+            contact,
+            state,
+            response,
+        }) = evaluate_pair(mechanism, ws, index)
+        else {
             continue;
         };
-        let (a, b) = (ws.pairs.get(index).a, ws.pairs.get(index).b);
+        let pair = ws.pairs.get(index);
+        let (a, b) = (pair.a, pair.b);
+        let bands = speed_bands(&pair.law, &state);
+        ws.speed_bands.push((index, bands));
         let point = contact.point().coords;
         for (collider, sign) in [(b, 1.0), (a, -1.0)] {
             let body = mechanism.collisions.colliders[collider].body;

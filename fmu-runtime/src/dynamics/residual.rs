@@ -163,6 +163,10 @@ pub struct Workspace {
     /// and where ([`super::contacts::Friction`]) and its signs at the last restart, changed
     /// only at restarts ([`super::contacts::PairTable`]).
     pub pairs: super::contacts::PairTable,
+    /// Per penetrating pair of the last evaluation of the contact loads: its index in
+    /// [`Workspace::pairs`] and the speed bands of its law it lies inside
+    /// ([`crate::collision::response::speed_bands`]).
+    pub speed_bands: Vec<(usize, u8)>,
 }
 
 impl Workspace {
@@ -184,6 +188,7 @@ impl Workspace {
             collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),
             near_pairs: Default::default(),
             pairs: super::contacts::PairTable::new(&mechanism.collisions),
+            speed_bands: Vec::new(),
         }
     }
 }

@@ -469,6 +469,24 @@ pub struct Ida<S: DaeSystem> {
     root_directions: Vec<i32>,
     roots_active: bool,
     stats: Accumulator,
+    /// A root found in a step that passed the requested time ([`Ida::solve_toward`]).
+    pending_root: Option<PendingRoot>,
+    /// The internal steps allowed per [`Ida::solve_toward`] (`IDASetMaxNumSteps`).
+    max_num_steps: u64,
+    /// [`Ida::set_start_span`].
+    start_span: Option<f64>,
+}
+
+/// SUNDIALS' default of `IDASetMaxNumSteps`.
+const DEFAULT_MAX_NUM_STEPS: u64 = 500;
+
+/// A root IDA returned beyond the requested time, with the solution there.
+#[derive(Debug, Clone)]
+struct PendingRoot {
+    t: f64,
+    info: Vec<c_int>,
+    y: Vec<f64>,
+    yp: Vec<f64>,
 }
 
 // SAFETY: every SUNDIALS object owned by `Ida` (context, vectors, matrix, linear solver, IDA
@@ -616,6 +634,9 @@ impl<S: DaeSystem> Ida<S> {
             root_directions,
             roots_active: n_roots > 0,
             stats: Accumulator::default(),
+            pending_root: None,
+            max_num_steps: DEFAULT_MAX_NUM_STEPS,
+            start_span: None,
         };
         let m = ida.mem.as_raw();
         // SAFETY: `m` is a fresh IDA memory; the vectors have size n (IDA clones them).
@@ -675,6 +696,11 @@ impl<S: DaeSystem> Ida<S> {
             .transpose()
             .map_err(|_| IdaError::invalid(CALL, "max_num_steps out of range"))?;
         ida.set_option("IDASetMaxNumSteps", max_num_steps, sys::IDASetMaxNumSteps)?;
+        ida.max_num_steps = match options.max_num_steps {
+            // As IDASetMaxNumSteps: 0 is the default, a negative number no limit.
+            None | Some(0) => DEFAULT_MAX_NUM_STEPS,
+            Some(steps) => u64::try_from(steps).unwrap_or(u64::MAX),
+        };
         ida.set_option("IDASetMaxOrd", options.max_order, sys::IDASetMaxOrd)?;
         ida.set_option("IDASetInitStep", options.init_step, sys::IDASetInitStep)?;
         ida.set_option(
@@ -824,11 +850,16 @@ impl<S: DaeSystem> Ida<S> {
     }
 
     /// Integrates until the solution at `tout` is known, the internal steps free to pass `tout`
-    /// (the solution there is then interpolated, `IDA_NORMAL`) but never `tstop`
-    /// (`f64::INFINITY`: no limit). Returns earlier at `tstop` when it comes before `tout`
-    /// ([`StepKind::Stopped`]), or at a root. Where the last internal step already passed
-    /// `tout`, nothing is integrated: the solution is interpolated. `tstop` must lie after
-    /// [`Ida::internal_time`].
+    /// (the solution there is then interpolated) but never `tstop` (`f64::INFINITY`: no
+    /// limit). Returns earlier at `tstop` when it comes before `tout` ([`StepKind::Stopped`]),
+    /// or at a root. Where the last internal step already passed `tout`, nothing is integrated:
+    /// the solution is interpolated. `tstop` must lie after [`Ida::internal_time`].
+    ///
+    /// IDA takes its steps one at a time (`IDA_ONE_STEP`): the root functions are evaluated at
+    /// the ends of the steps only, not also at each requested time as `IDA_NORMAL` does. So the
+    /// output times cost no root evaluations, and the roots found (and the steps after them) do
+    /// not depend on where the outputs are taken. A root found in a step that passed `tout` is
+    /// kept until a later call reaches it; the solution at `tout` is interpolated first.
     pub fn solve_toward(&mut self, tout: f64, tstop: f64) -> Result<Step, IdaError> {
         const CALL: &str = "Ida::solve_toward";
         check_finite(CALL, "tout", tout)?;
@@ -842,6 +873,22 @@ impl<S: DaeSystem> Ida<S> {
             });
         }
         self.begin_call();
+        if let Some(root) = self.pending_root.take() {
+            if root.t <= tout {
+                self.y.as_mut_slice()?.copy_from_slice(&root.y);
+                self.yp.as_mut_slice()?.copy_from_slice(&root.yp);
+                self.t = root.t;
+                return Ok(Step {
+                    t: root.t,
+                    kind: StepKind::Root(root.info),
+                });
+            }
+            self.pending_root = Some(root);
+            return self.interpolate_to(tout);
+        }
+        if self.internal_time() >= tout {
+            return self.interpolate_to(tout);
+        }
         let m = self.mem.as_raw();
         if tstop.is_finite() {
             // SAFETY: initialised IDA memory.
@@ -857,42 +904,92 @@ impl<S: DaeSystem> Ida<S> {
             // The first step after (re)initialisation re-initialises the linear solver.
             self.fold_stats(Resets::linear_solver());
         }
-        let mut tret = self.t;
-        // SAFETY: initialised IDA memory; the output vectors have the system size; callbacks
-        // reach the callback data through user_data, no Rust reference to it is live.
-        let flag = unsafe {
-            sys::IDASolve(
-                m,
-                tout,
-                &mut tret,
-                self.y.as_raw(),
-                self.yp.as_raw(),
-                sys::IDA_NORMAL,
-            )
+        // IDA sizes its first step after a (re)start from the span to the time it is given
+        // (a thousandth of it): the stop time where there is one, else the start span, so that
+        // this step, too, does not depend on where the outputs are taken.
+        let span_end = match (tstop.is_finite(), self.start_span) {
+            (true, _) => tstop,
+            (false, Some(span)) => self.t + span,
+            (false, None) => tout,
         };
-        if tret.is_finite() {
-            self.t = tret;
+        let mut steps = 0u64;
+        loop {
+            if steps >= self.max_num_steps {
+                // IDA_NORMAL's own budget per call, which single steps do not meet.
+                let reached = self.internal_time();
+                self.data.get_mut().solver_message = Some(format!(
+                    "At t = {reached}, mxstep steps taken before reaching tout."
+                ));
+                self.check(FlagKind::Ida, "IDASolve", sys::IDA_TOO_MUCH_WORK)?;
+            }
+            let mut tret = self.t;
+            // SAFETY: initialised IDA memory; the output vectors have the system size;
+            // callbacks reach the callback data through user_data, no Rust reference to it is
+            // live.
+            let flag = unsafe {
+                sys::IDASolve(
+                    m,
+                    span_end,
+                    &mut tret,
+                    self.y.as_raw(),
+                    self.yp.as_raw(),
+                    sys::IDA_ONE_STEP,
+                )
+            };
+            let flag = self.check(FlagKind::Ida, "IDASolve", flag)?;
+            steps += 1;
+            if flag == sys::IDA_ROOT_RETURN {
+                let mut info: Vec<c_int> = vec![0; self.data.get().n_roots];
+                // SAFETY: `info` has nrtfn entries.
+                let f = unsafe { sys::IDAGetRootInfo(m, info.as_mut_ptr()) };
+                self.check(FlagKind::Ida, "IDAGetRootInfo", f)?;
+                if tret > tout {
+                    self.pending_root = Some(PendingRoot {
+                        t: tret,
+                        info,
+                        y: self.y.as_slice().to_vec(),
+                        yp: self.yp.as_slice().to_vec(),
+                    });
+                    return self.interpolate_to(tout);
+                }
+                self.t = tret;
+                return Ok(Step {
+                    t: tret,
+                    kind: StepKind::Root(info),
+                });
+            }
+            if flag == sys::IDA_TSTOP_RETURN && tstop < tout {
+                // tret == tstop exactly.
+                self.t = tstop;
+                return Ok(Step {
+                    t: tstop,
+                    kind: StepKind::Stopped,
+                });
+            }
+            if tret >= tout {
+                return self.interpolate_to(tout);
+            }
+            if tret.is_finite() {
+                self.t = tret;
+            }
         }
-        let flag = self.check(FlagKind::Ida, "IDASolve", flag)?;
-        if flag == sys::IDA_ROOT_RETURN {
-            let mut info: Vec<c_int> = vec![0; self.data.get().n_roots];
-            // SAFETY: `info` has nrtfn entries.
-            let f = unsafe { sys::IDAGetRootInfo(m, info.as_mut_ptr()) };
-            self.check(FlagKind::Ida, "IDAGetRootInfo", f)?;
-            return Ok(Step {
-                t: self.t,
-                kind: StepKind::Root(info),
-            });
+    }
+
+    /// The solution at `tout` within the last internal step (the interpolating polynomial and
+    /// its derivative, `IDAGetDky`, as `IDA_NORMAL` interpolates), made the current one.
+    fn interpolate_to(&mut self, tout: f64) -> Result<Step, IdaError> {
+        let m = self.mem.as_raw();
+        // SAFETY: initialised IDA memory after at least one step; the vectors have the
+        // system size.
+        let flags = unsafe {
+            [
+                sys::IDAGetDky(m, tout, 0, self.y.as_raw()),
+                sys::IDAGetDky(m, tout, 1, self.yp.as_raw()),
+            ]
+        };
+        for flag in flags {
+            self.check(FlagKind::Ida, "IDAGetDky", flag)?;
         }
-        if flag == sys::IDA_TSTOP_RETURN && tstop < tout {
-            // tret == tstop exactly.
-            self.t = tstop;
-            return Ok(Step {
-                t: tstop,
-                kind: StepKind::Stopped,
-            });
-        }
-        // IDA_SUCCESS, or IDA_TSTOP_RETURN at tstop == tout: tout reached (tret == tout exactly).
         self.t = tout;
         Ok(Step {
             t: tout,
@@ -921,6 +1018,7 @@ impl<S: DaeSystem> Ida<S> {
         check_len(CALL, "yp0", yp0.len(), self.n)?;
         check_finite(CALL, "t0", t0)?;
         self.begin_call();
+        self.pending_root = None;
         self.fold_stats(Resets::reinit());
         self.stats.reinits += 1;
         self.y.as_mut_slice()?.copy_from_slice(y0);
@@ -954,6 +1052,7 @@ impl<S: DaeSystem> Ida<S> {
         }
         self.y.as_mut_slice()?[..head.len()].copy_from_slice(head);
         self.t = t;
+        self.pending_root = None;
         Ok(())
     }
 
@@ -1063,6 +1162,21 @@ impl<S: DaeSystem> Ida<S> {
         )
     }
 
+    /// The span IDA sizes its first step after a (re)start from (a thousandth of it, or less
+    /// where y' is large) when [`Ida::solve_toward`] has no stop time: by default the span to
+    /// the requested time, which makes that step depend on where the outputs are taken. `None`
+    /// restores the default; a span that is not positive and finite is refused.
+    pub fn set_start_span(&mut self, span: Option<f64>) -> Result<(), IdaError> {
+        if span.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+            return Err(IdaError::invalid(
+                "Ida::set_start_span",
+                "the span must be positive and finite",
+            ));
+        }
+        self.start_span = span;
+        Ok(())
+    }
+
     /// Sets the largest step size (`IDASetMaxStep`); `f64::INFINITY` or 0 removes the limit.
     pub fn set_max_step(&mut self, h: f64) -> Result<(), IdaError> {
         if h.is_nan() || h < 0.0 {
@@ -1079,6 +1193,7 @@ impl<S: DaeSystem> Ida<S> {
     /// Sets the largest number of internal steps of one [`Ida::solve_to`]
     /// (`IDASetMaxNumSteps`; at least 1).
     pub fn set_max_num_steps(&mut self, steps: u64) -> Result<(), IdaError> {
+        self.max_num_steps = steps.max(1);
         let steps = c_long::try_from(steps.max(1)).unwrap_or(c_long::MAX);
         self.begin_call();
         // SAFETY: initialised IDA memory.
@@ -1112,6 +1227,8 @@ impl<S: DaeSystem> Ida<S> {
         }
         self.begin_call();
         self.fold_stats(Resets::roots());
+        // A root of the functions being switched is no longer one to report.
+        self.pending_root = None;
         let m = self.mem.as_raw();
         let flag = if active {
             let c = c_int::try_from(n_roots)

@@ -340,6 +340,58 @@ fn bouncing_ball_root_and_reinit() -> TestResult {
     Ok(())
 }
 
+/// Outputs every millisecond of a falling ball whose steps grow far beyond them (a parabola, which
+/// BDF integrates exactly): each output is the parabola's point, the impact is found at the
+/// same instant and after the same internal steps and root evaluations as in one call to 2 s
+/// (the root functions are evaluated at the steps' ends only, and a root in a step that passed
+/// an output is kept for the call that reaches it).
+#[test]
+fn outputs_between_steps_leave_the_roots_and_steps_alone() -> TestResult {
+    let options = IdaOptions {
+        rtol: 1e-8,
+        atol: AbsTolerance::Scalar(1e-10),
+        ..IdaOptions::default()
+    };
+    let t_hit = (2.0 / G).sqrt();
+    let mut one_call = Ida::new(Ball, 0.0, &[1.0, 0.0], &[0.0, -G], &options)?;
+    let root = one_call.solve_toward(2.0, f64::INFINITY)?;
+    let mut outputs = Ida::new(Ball, 0.0, &[1.0, 0.0], &[0.0, -G], &options)?;
+    let (mut reached, mut worst) = (0, 0.0f64);
+    let mut k = 1;
+    let found = loop {
+        let t = 0.001 * f64::from(k);
+        let step = outputs.solve_toward(t, f64::INFINITY)?;
+        match step.kind {
+            StepKind::Reached => {
+                assert_eq!(step.t, t);
+                worst = worst.max((outputs.y()[0] - (1.0 - 0.5 * G * t * t)).abs());
+                worst = worst.max((outputs.y()[1] + G * t).abs());
+                reached += 1;
+                k += 1;
+            }
+            StepKind::Root(_) => {
+                // Not beyond the time asked for.
+                assert!(step.t <= t, "a root at {} returned for {t}", step.t);
+                break step;
+            }
+            StepKind::Stopped => return Err("stopped without a stop time".into()),
+        }
+    };
+    let (a, b) = (one_call.stats(), outputs.stats());
+    eprintln!(
+        "{reached} outputs within {worst:.1e} of the parabola; impact at {} (one call {}, \
+         closed form {t_hit}); {} steps and {} root evaluations (one call {}, {})",
+        found.t, root.t, b.steps, b.root_evals, a.steps, a.root_evals
+    );
+    assert_eq!(reached, 451);
+    assert!(worst < 1e-13, "{worst:e}");
+    assert_eq!(found, root);
+    assert!((found.t - t_hit).abs() < 1e-9);
+    assert!(b.steps < 100, "the steps pass the outputs: {}", b.steps);
+    assert_eq!((b.steps, b.root_evals), (a.steps, a.root_evals));
+    Ok(())
+}
+
 #[test]
 fn roots_can_be_switched_off() -> TestResult {
     let mut ida = Ida::new(Ball, 0.0, &[1.0, 0.0], &[0.0, -G], &tight())?;

@@ -443,13 +443,20 @@ impl Simulation {
             branches,
             tolerance,
             jacobian_residuals: 0,
+            jacobian_time: f64::NEG_INFINITY,
+            jacobian_bands: Vec::new(),
+            band_exits: 0,
+            band_exit_refused: false,
         };
-        let ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
+        let mut ida = Ida::new(dae, spec.experiment.start_time, &y0, &yp0, &ida_options)?;
         let interval = if spec.experiment.interval > 0.0 {
             spec.experiment.interval
         } else {
             model::ExperimentSpec::default().interval
         };
+        // The first step after each restart is sized from the model's output interval, not
+        // from the distance to the next communication point.
+        ida.set_start_span(Some(interval))?;
         Ok(Simulation {
             spec,
             scene,
