@@ -334,11 +334,7 @@ impl Simulation {
                 || b.len() > 1 && y0.len() >= BLOCK_SOLVER_STATES
         });
         // The exact Jacobian where there is one (`dynamics::ExactJacobian`).
-        // Not where a contact law's speed band is resolved to no finer than the tolerance
-        // (`Branches::band_within_tolerance`): those keep the grouped quotients.
-        let exact = ExactJacobian::new(&mechanism).filter(|_| {
-            branches.is_none() || !Branches::band_within_tolerance(&mechanism.collisions, tolerance)
-        });
+        let exact = ExactJacobian::new(&mechanism);
         // Many bodies, or free bodies whose exact Jacobian couples only those in contact: their
         // iteration matrix is factored block by block.
         let free_scene = exact

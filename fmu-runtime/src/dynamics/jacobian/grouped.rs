@@ -144,18 +144,6 @@ impl Branches {
         })
     }
 
-    /// Whether a contact law of `set` has its speed band resolved about as coarsely as
-    /// `tolerance` ([`Branches::speed_resolution`]: a tenth of `v_small` or `w_small` at most
-    /// twice the tolerance). Its friction and normal damping then switch within the
-    /// integrator's error: Newton's iteration with the law's local slope (the exact Jacobian)
-    /// can fail there where these quotients, secants across the resolution, do not (a ball
-    /// rolling with `v_small` 1e-5 m/s at tolerance 1e-6, `scripts/bench-contacts.sh`).
-    pub fn band_within_tolerance(set: &crate::assembly::CollisionSet, tolerance: f64) -> bool {
-        (0..set.colliders.len())
-            .filter_map(|c| set.bands(c))
-            .any(|(v_small, w_small)| BAND_FRACTION * v_small.min(w_small) <= 2.0 * tolerance)
-    }
-
     /// The branch of body `k`.
     pub fn of_body(&self, k: usize) -> Option<usize> {
         self.of_body[k]
