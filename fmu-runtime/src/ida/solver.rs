@@ -840,7 +840,7 @@ impl<S: DaeSystem> Ida<S> {
         self.stats.fold(&raw, resets);
     }
 
-    /// Integrates to exactly `tout` (IDA's stop time, `IDA_NORMAL`), or stops earlier at a root.
+    /// Integrates to exactly `tout` (IDA's stop time), or stops earlier at a root.
     ///
     /// After a root, [`Ida::y`]/[`Ida::yp`] hold the solution at the root; call `solve_to`
     /// again to continue (or [`Ida::reinit`] after changing the state). If `tout` equals the
