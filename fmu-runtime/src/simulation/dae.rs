@@ -266,10 +266,11 @@ impl DaeSystem for MechanismDae {
             }
         }
         let branches = self.branches.take()?;
-        // The contacts' speed bands at (y, ẏ), which the matrix is formed at.
+        // The kinematics and the contacts' speed bands at (y, ẏ), which the matrix is formed
+        // at: one evaluation, counted with the quotients'.
         self.mechanism_residual(t, y, yp, None);
+        self.jacobian_residuals += 1;
         self.record_jacobian_bands(t);
-        kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
         let distances = contacts::near_distances(&self.mechanism, &mut self.workspace, false);
         let links = branches.contact_links(&self.mechanism, &self.workspace, &distances);
         let limits = branches.increment_limits(&self.mechanism, &self.workspace, &distances);
