@@ -288,6 +288,61 @@ impl DaeSystem for Ball {
     }
 }
 
+/// The ball's second flight, restarted from scratch or at the scale of the steps before the
+/// bounce ([`Ida::continuation_step`]): the same touchdown (the analytic 3·t_hit), fewer steps
+/// with the continuation, and no continuation where the steps before were tiny.
+#[test]
+fn a_restart_after_an_event_continues_at_the_scale_of_the_steps_before() -> TestResult {
+    let options = IdaOptions {
+        rtol: 1e-8,
+        atol: AbsTolerance::Scalar(1e-10),
+        ..IdaOptions::default()
+    };
+    let t_hit = (2.0 / G).sqrt();
+    let second_flight = |continue_steps: bool| -> Result<(f64, u64, f64), IdaError> {
+        let mut ida = Ida::new(Ball, 0.0, &[1.0, 0.0], &[0.0, -G], &options)?;
+        let bounce = ida.solve_to(2.0)?.t;
+        let v = -ida.y()[1];
+        let before = ida.stats();
+        let yp = [v, -G];
+        let first_step = match continue_steps {
+            true => ida.continuation_step(&yp)?,
+            false => 0.0,
+        };
+        ida.reinit_with_first_step(bounce, &[0.0, v], &yp, first_step)?;
+        let landing = ida.solve_to(2.0)?.t;
+        let steps = ida.stats().steps - before.steps;
+        if continue_steps {
+            assert_eq!(first_step, solver::RESTART_STEP_FRACTION * before.last_step);
+        }
+        Ok((landing, steps, first_step))
+    };
+    let (plain_landing, plain_steps, _) = second_flight(false)?;
+    let (landing, steps, first_step) = second_flight(true)?;
+    println!(
+        "second landing from scratch {:.1e} s off in {plain_steps} steps, continued (first \
+         step {first_step:.2e} s) {:.1e} s off in {steps} steps",
+        plain_landing - 3.0 * t_hit,
+        landing - 3.0 * t_hit
+    );
+    assert!((plain_landing - 3.0 * t_hit).abs() < 1e-10);
+    assert!((landing - 3.0 * t_hit).abs() < 1e-10);
+    assert!(steps < plain_steps, "{steps} against {plain_steps}");
+
+    // Steps of a microsecond before, where IDA's own choice (0.5 / |yp| = 0.14 ms at these
+    // tolerances) is larger: it is left to IDA.
+    let tiny = IdaOptions {
+        rtol: 1e-3,
+        atol: AbsTolerance::Scalar(1e-3),
+        max_step: Some(1e-6),
+        ..options
+    };
+    let mut ida = Ida::new(Ball, 0.0, &[1.0, 0.0], &[0.0, -G], &tiny)?;
+    ida.solve_toward(1e-4, 1e-4)?;
+    assert_eq!(ida.continuation_step(&[-1.0, -G])?, 0.0);
+    Ok(())
+}
+
 #[test]
 fn bouncing_ball_root_and_reinit() -> TestResult {
     let options = IdaOptions {

@@ -153,7 +153,7 @@ impl Simulation {
     /// or a pair sticks or slips: the integrator restarts there, where the contact force's law
     /// changes ([`contacts::process_crossings`] finds which pairs changed).
     pub(super) fn contact_event(&mut self) -> Result<(), SimulationError> {
-        let crossings = self.restart()?;
+        let crossings = self.restart_with(true)?;
         if crossings.starts + crossings.ends > 0 {
             self.events += 1;
             self.contact_starts += crossings.starts as u64;
@@ -185,6 +185,11 @@ impl Simulation {
     /// changed since the last restart is processed here ([`contacts::process_crossings`]), so
     /// that every zero-crossing function starts positive.
     pub(super) fn restart(&mut self) -> Result<contacts::Crossings, SimulationError> {
+        self.restart_with(false)
+    }
+
+    /// [`Simulation::restart`], after an event (`after_event`) or not.
+    fn restart_with(&mut self, after_event: bool) -> Result<contacts::Crossings, SimulationError> {
         let t = self.ida.t();
         let y = self.ida.y().to_vec();
         let crossings = {
@@ -210,7 +215,17 @@ impl Simulation {
                 return Err(SimulationError::Usage(message));
             }
         };
-        self.ida.reinit(t, &y, &yp)?;
+        // After an event the motion goes on from the steps before (a contact's force starts
+        // and ends at zero, a friction force changes its law, not the state): the first step
+        // starts from the scale those steps had, instead of IDA's choice from scratch, which
+        // is |yp|-bounded (tenths of a microsecond for a ball at metres per second) and costs
+        // a dozen doubling steps per event. Every other restart starts from scratch, so that a
+        // restored state (whose steps before are unknown) continues as the original did.
+        let first_step = match after_event {
+            true => self.ida.continuation_step(&yp)?,
+            false => 0.0,
+        };
+        self.ida.reinit_with_first_step(t, &y, &yp, first_step)?;
         self.restart_pending = false;
         self.restarts += 1;
         self.horizon = None;
