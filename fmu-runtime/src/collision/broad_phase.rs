@@ -7,6 +7,8 @@
 //! than twice that margin are candidates.
 
 use nalgebra::{Point3, Vector3};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// An axis-aligned box in world coordinates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,8 +113,7 @@ pub fn sphere_pairs(
     };
     let fits =
         |k: usize| centres[k].iter().all(|x| x.is_finite()) && 2.0 * radii[k] <= cell && cell > 0.0;
-    let mut grid: std::collections::HashMap<(i64, i64, i64), Vec<usize>> =
-        std::collections::HashMap::new();
+    let mut grid: IndexMap<(i64, i64, i64), Vec<usize>> = IndexMap::default();
     let mut wide = Vec::new();
     for (k, centre) in centres.iter().enumerate().take(n) {
         if fits(k) {
@@ -176,6 +177,32 @@ fn sweep_axis(aabbs: &[Aabb]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+    use std::hash::BuildHasher;
+
+    /// The keys the engine hashes get distinct hashes: every grid cell within 10 of the origin
+    /// and every pair of the first 300 colliders (a hasher that mixed a word away would make
+    /// the maps' lookups linear, unseen by any result).
+    #[test]
+    fn index_keys_hash_apart() {
+        let build = BuildHasherDefault::<IndexHasher>::default();
+        let mut cells = HashSet::new();
+        for x in -10i64..=10 {
+            for y in -10i64..=10 {
+                for z in -10i64..=10 {
+                    cells.insert(build.hash_one((x, y, z)));
+                }
+            }
+        }
+        assert_eq!(cells.len(), 21 * 21 * 21);
+        let mut pairs = HashSet::new();
+        for a in 0usize..300 {
+            for b in a + 1..300 {
+                pairs.insert(build.hash_one((a, b)));
+            }
+        }
+        assert_eq!(pairs.len(), 300 * 299 / 2);
+    }
     use proptest::prelude::*;
 
     fn brute_force(aabbs: &[Aabb], excluded: impl Fn(usize, usize) -> bool) -> Vec<(usize, usize)> {
@@ -260,5 +287,44 @@ mod tests {
         let a = Aabb::new(Point3::origin(), Point3::new(1.0, 1.0, 1.0));
         let b = Aabb::new(Point3::new(1.0, 1.0, 1.0), Point3::new(2.0, 2.0, 2.0));
         assert_eq!(candidate_pairs(&[b, a], |_, _| false), vec![(0, 1)]);
+    }
+}
+
+/// A map keyed by indices or grid cells, hashed by one multiply-and-rotate per word
+/// ([`IndexHasher`]) instead of the standard library's SipHash, whose resistance to chosen keys
+/// the engine's own indices do not need: the pair table and the grid are looked up at every
+/// residual evaluation.
+pub type IndexMap<K, V> = HashMap<K, V, BuildHasherDefault<IndexHasher>>;
+
+/// The hasher of [`IndexMap`]: the multiplicative mix of rustc's `FxHasher`, per 64-bit word.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IndexHasher {
+    hash: u64,
+}
+
+impl Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn write_i64(&mut self, word: i64) {
+        self.write_u64(word as u64);
     }
 }

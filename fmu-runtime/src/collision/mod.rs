@@ -3,7 +3,7 @@
 //! - [`shapes`]: [`Shape`], a convex support map (core + smoothing sphere) built from a
 //!   [`ShapeSpec`](crate::model::ShapeSpec), with its world AABB.
 //! - [`broad_phase`]: [`Aabb`] and sweep-and-prune [`candidate_pairs`]; the grid of bounding
-//!   spheres [`sphere_pairs`].
+//!   spheres [`sphere_pairs`]; [`broad_phase::IndexMap`], the map of indices and grid cells.
 //! - [`distance`] (narrow phase): the signed distance, the closest (or deepest) points and the
 //!   contact normal of two shapes, by closed forms where they exist ([`analytic`]) and by the
 //!   Minkowski portal refinement otherwise ([`mpr`]). The distance is continuous in the poses

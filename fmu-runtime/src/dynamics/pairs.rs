@@ -9,9 +9,9 @@
 
 use super::contacts::Friction;
 use crate::assembly::{CollisionPair, CollisionSet};
+use crate::collision::broad_phase::IndexMap;
 use crate::collision::sphere_pairs;
 use nalgebra::{Isometry3, Vector3};
-use std::collections::HashMap;
 
 /// The sign a pair's signed distance (`distance`) and stick–slip switching function (`switch`)
 /// had when the integrator last restarted: +1 or −1. The zero-crossing functions are these
@@ -37,7 +37,7 @@ impl Default for Sides {
 #[derive(Debug, Clone, Default)]
 pub struct PairTable {
     pairs: Vec<CollisionPair>,
-    index: HashMap<(usize, usize), usize>,
+    index: IndexMap<(usize, usize), usize>,
     /// Per pair: whether it sticks and where, changed only at events.
     pub frictions: Vec<Friction>,
     /// Per pair: the signs at the last restart.
