@@ -1234,11 +1234,11 @@ impl<S: DaeSystem> Ida<S> {
     }
 
     /// A first step for a restart at [`Ida::t`] where the solution goes on smoothly (the
-    /// derivatives `yp` there continue those before): a part of the last step taken, as IDA
-    /// restarts at order one ([`RESTART_STEP_FRACTION`]). Zero (IDA chooses from the derivatives, as after any restart)
-    /// where that would be no larger than IDA's own choice `0.5 / |yp|` (weighted as IDA's
-    /// error test weighs), so that a run of events close together cannot shrink the steps
-    /// from one restart to the next.
+    /// derivatives `yp` there continue those before): a part of the last step taken
+    /// ([`RESTART_STEP_FRACTION`]), as IDA restarts at order one. Zero (IDA chooses, as after
+    /// any restart) where that would be no larger than IDA's own choice `0.5 / |yp|` (weighted
+    /// as IDA's error test weighs), so that a run of events close together cannot shrink the
+    /// steps from one restart to the next.
     pub fn continuation_step(&self, yp: &[f64]) -> Result<f64, IdaError> {
         const CALL: &str = "Ida::continuation_step";
         check_len(CALL, "yp", yp.len(), self.n)?;
@@ -1253,8 +1253,7 @@ impl<S: DaeSystem> Ida<S> {
             let flag = unsafe { sys::IDAGetErrWeights(self.mem.as_raw(), v.as_raw()) };
             check_flag(FlagKind::Ida, "IDAGetErrWeights", flag, || FailureContext {
                 time: self.t,
-                callback: None,
-                detail: None,
+                ..FailureContext::default()
             })?;
         }
         let norm = (yp

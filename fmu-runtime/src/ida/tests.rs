@@ -325,7 +325,9 @@ fn a_restart_after_an_event_continues_at_the_scale_of_the_steps_before() -> Test
         plain_landing - 3.0 * t_hit,
         landing - 3.0 * t_hit
     );
-    assert!((plain_landing - 3.0 * t_hit).abs() < 1e-10);
+    // Free flight is a parabola, which IDA's polynomials hold exactly from scratch; the
+    // continued flight starts at order one, within the tolerance.
+    assert!((plain_landing - 3.0 * t_hit).abs() < 1e-12);
     assert!((landing - 3.0 * t_hit).abs() < 1e-10);
     assert!(steps < plain_steps, "{steps} against {plain_steps}");
 

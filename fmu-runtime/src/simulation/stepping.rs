@@ -221,9 +221,10 @@ impl Simulation {
         // is |yp|-bounded (tenths of a microsecond for a ball at metres per second) and costs
         // a dozen doubling steps per event. Every other restart starts from scratch, so that a
         // restored state (whose steps before are unknown) continues as the original did.
-        let first_step = match after_event {
-            true => self.ida.continuation_step(&yp)?,
-            false => 0.0,
+        let first_step = if after_event {
+            self.ida.continuation_step(&yp)?
+        } else {
+            0.0
         };
         self.ida.reinit_with_first_step(t, &y, &yp, first_step)?;
         self.restart_pending = false;
