@@ -464,10 +464,14 @@ fn side(before: i8, value: f64) -> i8 {
 }
 
 /// The zero-crossing functions, one per collider (module documentation): collider a's is the
-/// least of its pairs' (a, b) signed distance and (in contact) stick–slip switch, each times its
-/// sign at the last restart, and of the near list's cap ([`NearPairs::cap`]), which every pair
-/// off the list exceeds: so the functions depend on the state alone, not on when the list was
-/// made. A value of exactly zero is left out: one pair touching zero at a restart would make
+/// least of its pairs' (a, b) signed distance and (in contact since the last restart) stick–slip
+/// switch, each times its sign at the last restart, and of the near list's cap
+/// ([`NearPairs::cap`]), which every pair off the list exceeds: so the functions depend on the
+/// state alone, not on when the list was made. The switch of a pair that was apart at the last
+/// restart is left out also once it penetrates: its start is the distance's crossing, an event
+/// that sets its friction state, and the switch there (−v_stick for a pair landing without
+/// slip) would make the function jump at that root, where the root finding converges slowly
+/// (tests/tests/landing_root_search.rs). A value of exactly zero is left out: one pair touching zero at a restart would make
 /// its collider's whole function zero there, which the integrator sets aside for a step (as it
 /// does any function that starts at zero), missing the other pairs' crossings in that step; left
 /// out, the root finding locates a crossing where the value is past zero. `distances` from
@@ -483,14 +487,10 @@ pub fn crossing_functions(
         let pair = ws.pairs.get(id);
         let sides = ws.pairs.sides[id];
         let mut value = f64::from(sides.distance) * d;
-        if pair.sticks && (d < 0.0 || sides.switch < 0) {
+        if pair.sticks && sides.distance < 0 && d < 0.0 {
             let switch = f64::from(sides.switch) * friction_switch(mechanism, ws, id, d);
             if switch != 0.0 {
-                value = if value == 0.0 {
-                    switch
-                } else {
-                    value.min(switch)
-                };
+                value = value.min(switch);
             }
         }
         if value == 0.0 {
