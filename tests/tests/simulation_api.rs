@@ -64,19 +64,21 @@ fn a_saved_state_of_another_model_is_refused() {
     double.restore(&own).expect("its own snapshot restores");
 }
 
+/// Two balls on a table: free bodies in contact, whose exact Jacobian is formed where IDA asks
+/// for it, at the point of the Newton iteration's latest residual, from the kinematics and
+/// contacts that residual left in the workspace: no residual evaluation of its own (one per
+/// Jacobian before, 1 184 of the billiard break's 6 634).
 #[test]
-fn jacobian_evaluations_are_at_most_one_per_state_and_jacobian() {
-    // Two balls on a table: bodies in contact, whose Jacobian columns are grouped.
+fn jacobians_of_free_bodies_need_no_residual_evaluation_of_their_own() {
     let mut simulation = start("two_balls", &[]);
     simulation.advance_to(1.0).expect("runs");
     let stats = simulation.stats();
-    let states = simulation.state_count() as u64;
     eprintln!(
-        "two balls: {} Jacobians, {} residual evaluations for them, {states} states",
+        "two balls: {} Jacobians, {} residual evaluations for them",
         stats.jacobian_evals, stats.jacobian_residual_evals
     );
-    assert!(stats.jacobian_evals > 0 && stats.jacobian_residual_evals > 0);
-    assert!(stats.jacobian_residual_evals <= stats.jacobian_evals * states);
+    assert!(stats.jacobian_evals > 0);
+    assert_eq!(stats.jacobian_residual_evals, 0);
 }
 
 #[test]

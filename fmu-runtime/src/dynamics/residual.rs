@@ -167,6 +167,10 @@ pub struct Workspace {
     /// [`Workspace::pairs`] and the speed bands of its law it lies inside
     /// ([`crate::collision::response::speed_bands`]).
     pub speed_bands: Vec<(usize, u8)>,
+    /// How many states were read into this workspace (every kinematics and residual): a caller
+    /// that notes the count after its own evaluation can tell whether the workspace still
+    /// holds that evaluation.
+    pub reads: u64,
 }
 
 impl Workspace {
@@ -189,6 +193,7 @@ impl Workspace {
             near_pairs: Default::default(),
             pairs: super::contacts::PairTable::new(&mechanism.collisions),
             speed_bands: Vec::new(),
+            reads: 0,
         }
     }
 }
@@ -250,6 +255,7 @@ fn read_coordinates(
     y: &[f64],
     yp: &[f64],
 ) {
+    ws.reads = ws.reads.wrapping_add(1);
     for (k, body) in mechanism.bodies.iter().enumerate() {
         ws.coordinates[k] = body
             .joint

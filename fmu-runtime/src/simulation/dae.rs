@@ -34,6 +34,43 @@ pub(super) struct MechanismDae {
     /// (the next passes).
     pub(super) band_exits: u64,
     pub(super) band_exit_refused: bool,
+    /// The point of the last residual evaluation, which the workspace may still hold.
+    pub(super) last_evaluation: LastEvaluation,
+}
+
+/// The point (t, y, ẏ) of the last residual evaluation and the workspace's read count after
+/// it ([`Workspace::reads`]). IDA forms the iteration matrix at the point of the Newton
+/// iteration's latest residual: the Jacobian finds the kinematics, loads and near pairs there
+/// in the workspace and needs no evaluation of its own, unless anything read another state
+/// since (a root function, an output).
+#[derive(Debug, Default)]
+pub(super) struct LastEvaluation {
+    t: f64,
+    reads: u64,
+    y: Vec<f64>,
+    yp: Vec<f64>,
+}
+
+impl LastEvaluation {
+    fn record(&mut self, t: f64, y: &[f64], yp: &[f64], workspace: &Workspace) {
+        self.t = t;
+        self.reads = workspace.reads;
+        self.y.clear();
+        self.y.extend_from_slice(y);
+        self.yp.clear();
+        self.yp.extend_from_slice(yp);
+    }
+
+    /// Whether `workspace` holds the evaluation at (t, y, ẏ), to the bit.
+    fn holds(&self, t: f64, y: &[f64], yp: &[f64], workspace: &Workspace) -> bool {
+        let same = |a: &[f64], b: &[f64]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.to_bits() == b.to_bits())
+        };
+        workspace.reads == self.reads
+            && t.to_bits() == self.t.to_bits()
+            && same(y, &self.y)
+            && same(yp, &self.yp)
+    }
 }
 
 impl MechanismDae {
@@ -133,6 +170,7 @@ impl MechanismDae {
             *r = *p;
         }
         if res.iter().all(|r| r.is_finite()) {
+            self.last_evaluation.record(t, y, yp, &self.workspace);
             Ok(())
         } else {
             Err(CallbackError::Recoverable(
@@ -239,11 +277,17 @@ impl DaeSystem for MechanismDae {
             });
         }
         if let Some(exact) = self.exact.take() {
-            // The kinematics, loads and near pairs at (y, ẏ), which the matrix is formed at.
-            let mut f = std::mem::take(&mut self.scratch);
-            let evaluated = self.evaluate(t, y, yp, &mut f);
-            self.scratch = f;
-            self.jacobian_residuals += 1;
+            // The kinematics, loads and near pairs at (y, ẏ), which the matrix is formed at:
+            // in the workspace as the Newton iteration's residual left them, or evaluated.
+            let evaluated = if self.last_evaluation.holds(t, y, yp, &self.workspace) {
+                Ok(())
+            } else {
+                let mut f = std::mem::take(&mut self.scratch);
+                let evaluated = self.evaluate(t, y, yp, &mut f);
+                self.scratch = f;
+                self.jacobian_residuals += 1;
+                evaluated
+            };
             self.record_jacobian_bands(t);
             let formed = evaluated.map(|()| {
                 exact.jacobian(
@@ -267,9 +311,12 @@ impl DaeSystem for MechanismDae {
         }
         let branches = self.branches.take()?;
         // The kinematics and the contacts' speed bands at (y, ẏ), which the matrix is formed
-        // at: one evaluation, counted with the quotients'.
-        self.mechanism_residual(t, y, yp, None);
-        self.jacobian_residuals += 1;
+        // at: as the Newton iteration's residual left them, or one evaluation, counted with
+        // the quotients'.
+        if !self.last_evaluation.holds(t, y, yp, &self.workspace) {
+            self.mechanism_residual(t, y, yp, None);
+            self.jacobian_residuals += 1;
+        }
         self.record_jacobian_bands(t);
         let distances = contacts::near_distances(&self.mechanism, &mut self.workspace, false);
         let links = branches.contact_links(&self.mechanism, &self.workspace, &distances);
