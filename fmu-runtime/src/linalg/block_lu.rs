@@ -14,7 +14,7 @@
 //! elimination without cross-block pivoting needs; a diagonal block that is singular all the
 //! same is reported ([`Singular`]) and the integrator retries with a smaller step.
 
-use nalgebra::{DMatrix, DVector, Dyn, LU};
+use nalgebra::{DMatrix, DVector, DVectorView, DVectorViewMut, Dyn, LU};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -183,6 +183,8 @@ impl BlockMatrix {
 #[derive(Debug, Clone)]
 pub struct BlockLu {
     groups: Vec<Vec<usize>>,
+    /// Where each group's unknowns start in the solve's work vector (groups one after another).
+    starts: Vec<usize>,
     order: Vec<usize>,
     diagonal: Vec<Option<LU<f64, Dyn, Dyn>>>,
     lower: Vec<Vec<(usize, DMatrix<f64>)>>,
@@ -198,8 +200,18 @@ impl BlockLu {
         let degree = |column: &BTreeMap<usize, DMatrix<f64>>| column.len().saturating_sub(1);
         let mut queue: BinaryHeap<Reverse<(usize, usize)>> =
             (0..count).map(|g| Reverse((degree(&work[g]), g))).collect();
+        let starts = matrix
+            .groups
+            .iter()
+            .scan(0, |start, group| {
+                let here = *start;
+                *start += group.len();
+                Some(here)
+            })
+            .collect();
         let mut lu = BlockLu {
             groups: matrix.groups.clone(),
+            starts,
             order: Vec::with_capacity(count),
             diagonal: vec![None; count],
             lower: vec![Vec::new(); count],
@@ -251,37 +263,55 @@ impl BlockLu {
     }
 
     /// Solves A·x = b in place (`b` becomes x). Returns `false` (b unspecified) when `b` has
-    /// the wrong length or a diagonal solve fails.
+    /// the wrong length or a diagonal solve fails. Two allocations per solve (the work vector,
+    /// the groups one after another, and one block's product), none per block: IDA solves once
+    /// per Newton iteration.
     pub fn solve_in_place(&self, b: &mut [f64]) -> bool {
         let n: usize = self.groups.iter().map(Vec::len).sum();
         if b.len() != n {
             return false;
         }
-        let mut z: Vec<DVector<f64>> = self
-            .groups
-            .iter()
-            .map(|members| DVector::from_iterator(members.len(), members.iter().map(|&i| b[i])))
-            .collect();
+        let range = |g: usize| self.starts[g]..self.starts[g] + self.groups[g].len();
+        let mut z = vec![0.0; n];
+        for (g, members) in self.groups.iter().enumerate() {
+            for (slot, &i) in z[range(g)].iter_mut().zip(members) {
+                *slot = b[i];
+            }
+        }
+        let widest = self.groups.iter().map(Vec::len).max().unwrap_or(0);
+        let mut product = DVector::zeros(widest);
+        // z_into −= block · z_from, for two different groups.
+        let mut subtract = |z: &mut [f64], into: usize, block: &DMatrix<f64>, from: usize| {
+            let mut update = product.rows_mut(0, block.nrows());
+            update.gemv(
+                1.0,
+                block,
+                &DVectorView::from_slice(&z[range(from)], block.ncols()),
+                0.0,
+            );
+            for (value, change) in z[range(into)].iter_mut().zip(update.iter()) {
+                *value -= change;
+            }
+        };
         for &k in &self.order {
             let Some(factors) = &self.diagonal[k] else {
                 return false;
             };
-            if !factors.solve_mut(&mut z[k]) {
+            let width = self.groups[k].len();
+            if !factors.solve_mut(&mut DVectorViewMut::from_slice(&mut z[range(k)], width)) {
                 return false;
             }
             for (i, a_ik) in &self.lower[k] {
-                let update = a_ik * &z[k];
-                z[*i] -= update;
+                subtract(&mut z, *i, a_ik, k);
             }
         }
         for &k in self.order.iter().rev() {
             for (j, x_kj) in &self.upper[k] {
-                let update = x_kj * &z[*j];
-                z[k] -= update;
+                subtract(&mut z, k, x_kj, *j);
             }
         }
-        for (members, values) in self.groups.iter().zip(&z) {
-            for (&i, &x) in members.iter().zip(values.iter()) {
+        for (g, members) in self.groups.iter().enumerate() {
+            for (&i, &x) in members.iter().zip(&z[range(g)]) {
                 b[i] = x;
             }
         }
