@@ -33,10 +33,10 @@
 
 use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
-use super::mechanism::Mechanism;
+use super::mechanism::{Mechanism, WORLD_BODY};
 use super::pairs::near_margin;
 pub use super::pairs::{NearPairs, PairTable, Sides};
-use super::residual::Workspace;
+use super::residual::{Penetrating, Workspace};
 use crate::assembly::{CollisionPair, CollisionSet, Role};
 use crate::collision::analytic::closest_parameters;
 use crate::collision::response::STICK_SPEED_FRACTION;
@@ -56,9 +56,9 @@ fn body_pose(motion: &BodyMotion) -> Isometry3<f64> {
 /// Writes the world pose of every collider at the workspace's kinematics into
 /// [`Workspace::collider_poses`]: one rotation-matrix-to-quaternion conversion per body, once
 /// per evaluation, instead of two per pair. Called after every forward pass. The colliders on
-/// the world (body 0: a table, a floor, walls, with their vertex spheres and edge capsules)
-/// never move: their poses are written by the first call and kept (105 of the billiard's 121
-/// colliders).
+/// the world ([`WORLD_BODY`]: a table, a floor, walls, with their vertex spheres and edge
+/// capsules) never move: their poses are written by the first call and kept (105 of the
+/// billiard's 121 colliders).
 pub(super) fn update_collider_poses(mechanism: &Mechanism, ws: &mut Workspace) {
     let set = &mechanism.collisions;
     let world_written = ws.collider_poses.len() == set.colliders.len();
@@ -70,7 +70,7 @@ pub(super) fn update_collider_poses(mechanism: &Mechanism, ws: &mut Workspace) {
     let mut body = usize::MAX;
     let mut pose = Isometry3::identity();
     for (slot, collider) in ws.collider_poses.iter_mut().zip(&set.colliders) {
-        if world_written && collider.body == 0 {
+        if world_written && collider.body == WORLD_BODY {
             continue;
         }
         // A body's colliders mostly follow each other (an object's vertex spheres follow its
@@ -683,7 +683,7 @@ pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
         false,
     );
     let near = std::mem::take(&mut ws.near_pairs.pairs);
-    ws.speed_bands.clear();
+    ws.penetrating.clear();
     for &index in &near {
         let Some(PairEvaluation {
             contact,
@@ -695,8 +695,10 @@ pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
         };
         let pair = ws.pairs.get(index);
         let (a, b) = (pair.a, pair.b);
-        let bands = speed_bands(&pair.law, &state);
-        ws.speed_bands.push((index, bands));
+        ws.penetrating.push(Penetrating {
+            pair: index,
+            bands: speed_bands(&pair.law, &state),
+        });
         let point = contact.point().coords;
         for (collider, sign) in [(b, 1.0), (a, -1.0)] {
             let body = mechanism.collisions.colliders[collider].body;

@@ -1,7 +1,7 @@
 //! Forward pass: absolute position, orientation, velocity and acceleration of every body from
 //! its parent's and its joint's coordinates, all resolved in world coordinates.
 
-use super::mechanism::Mechanism;
+use super::mechanism::{Mechanism, WORLD_BODY};
 use crate::assembly::TreeJointKind;
 use nalgebra::{Matrix3, Quaternion, Rotation3, Unit, UnitQuaternion, Vector3};
 
@@ -88,7 +88,7 @@ pub enum JointCoordinates {
     Free(FreeCoordinates),
 }
 
-/// Computes `motion[k]` for every body from `motion[parent]`; `motion[0]` is the world at rest.
+/// Computes `motion[k]` for every body from `motion[parent]`; `motion[WORLD_BODY]` is at rest.
 /// The joint frame's world axis is returned per body for the backward pass (zero for free
 /// joints and the world).
 pub fn forward_pass(
@@ -97,9 +97,9 @@ pub fn forward_pass(
     motion: &mut [BodyMotion],
     axes: &mut [Vector3<f64>],
 ) {
-    motion[0] = BodyMotion::default();
-    axes[0] = Vector3::zeros();
-    for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {
+    motion[WORLD_BODY] = BodyMotion::default();
+    axes[WORLD_BODY] = Vector3::zeros();
+    for (k, body) in mechanism.bodies.iter().enumerate().skip(WORLD_BODY + 1) {
         let (Some(joint), Some(coords)) = (&body.joint, coordinates[k]) else {
             motion[k] = motion[body.parent];
             continue;

@@ -56,6 +56,10 @@ pub struct ForceLink {
     pub kind: ForceKind,
 }
 
+/// The body every tree hangs from: the world, at rest, the first of [`Mechanism::bodies`] (the
+/// scene's `ObjectHandle::WORLD`). Its colliders (a table, a floor, walls) never move.
+pub const WORLD_BODY: usize = 0;
+
 /// Everything the residual needs, immutable during a simulation.
 #[derive(Debug, Clone)]
 pub struct Mechanism {

@@ -30,9 +30,9 @@ pub use jacobian::{
 pub(crate) use kinematics::test_motions;
 pub use kinematics::{BodyMotion, JointCoordinates, ScalarCoordinates};
 pub use loops::{ConstraintRow, Cut, RowKind, RowValue};
-pub use mechanism::{Body, BodyJoint, ForceLink, Mechanism};
+pub use mechanism::{Body, BodyJoint, ForceLink, Mechanism, WORLD_BODY};
 pub use reactions::joint_reaction;
-pub use residual::{kinematics, quaternion_rate, residual, FlangeInputs, Workspace};
+pub use residual::{kinematics, quaternion_rate, residual, FlangeInputs, Penetrating, Workspace};
 
 #[cfg(test)]
 mod tests;

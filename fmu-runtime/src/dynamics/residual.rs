@@ -127,6 +127,16 @@ impl FlangeInputs {
     }
 }
 
+/// A pair that penetrates at the last evaluation of the contact loads
+/// ([`Workspace::penetrating`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Penetrating {
+    /// Its index in [`Workspace::pairs`].
+    pub pair: usize,
+    /// The speed bands of its law it lies inside ([`crate::collision::response::speed_bands`]).
+    pub bands: u8,
+}
+
 /// Scratch space of one evaluation, reused between calls; after an evaluation it also holds
 /// the results that outputs are read from.
 #[derive(Debug, Clone)]
@@ -163,10 +173,10 @@ pub struct Workspace {
     /// and where ([`super::contacts::Friction`]) and its signs at the last restart, changed
     /// only at restarts ([`super::contacts::PairTable`]).
     pub pairs: super::contacts::PairTable,
-    /// Per penetrating pair of the last evaluation of the contact loads: its index in
-    /// [`Workspace::pairs`] and the speed bands of its law it lies inside
-    /// ([`crate::collision::response::speed_bands`]).
-    pub speed_bands: Vec<(usize, u8)>,
+    /// The pairs that penetrate at the last evaluation of the contact loads, in the order of
+    /// the near list: no other pair has loads. The exact Jacobian visits these alone; the
+    /// friction-band check compares their bands with those the iteration matrix was formed in.
+    pub penetrating: Vec<Penetrating>,
     /// How many states were read into this workspace (every kinematics and residual): a caller
     /// that notes the count after its own evaluation can tell whether the workspace still
     /// holds that evaluation.
@@ -192,7 +202,7 @@ impl Workspace {
             collider_poses: Vec::with_capacity(mechanism.collisions.colliders.len()),
             near_pairs: Default::default(),
             pairs: super::contacts::PairTable::new(&mechanism.collisions),
-            speed_bands: Vec::new(),
+            penetrating: Vec::new(),
             reads: 0,
         }
     }

@@ -16,7 +16,7 @@
 
 use nalgebra::{DMatrix, DVector, DVectorView, DVectorViewMut, Dyn, LU};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 /// A diagonal block that could not be inverted during the elimination.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +81,27 @@ impl BlockMatrix {
             place,
             columns,
         })
+    }
+
+    /// Whether [`BlockMatrix::new`] with these arguments would give this matrix's pattern: the
+    /// same groups, the diagonal blocks and one block each way for every pair in `links`, and
+    /// no other. A matrix formed again on the same pattern (the same pairs in contact) then
+    /// needs no new blocks.
+    pub fn has_pattern(&self, groups: &[Vec<usize>], links: &[(usize, usize)]) -> bool {
+        if self.groups != groups {
+            return false;
+        }
+        let coupled: BTreeSet<(usize, usize)> = links
+            .iter()
+            .filter(|(a, b)| a != b)
+            .map(|&(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        let stored: usize = self.columns.iter().map(BTreeMap::len).sum();
+        stored == groups.len() + 2 * coupled.len()
+            && coupled.iter().all(|&(a, b)| {
+                self.columns.get(b).is_some_and(|c| c.contains_key(&a))
+                    && self.columns.get(a).is_some_and(|c| c.contains_key(&b))
+            })
     }
 
     /// The number of rows (= columns).
@@ -436,5 +457,22 @@ mod tests {
         assert!(BlockMatrix::new(vec![vec![0, 1], vec![1]], &[]).is_none());
         assert!(BlockMatrix::new(vec![vec![0, 2]], &[]).is_none());
         assert!(BlockMatrix::new(vec![vec![0], vec![1]], &[(0, 2)]).is_none());
+    }
+
+    /// The pattern check that lets the free bodies' Jacobian keep its matrix: the same links in
+    /// either direction or repeated match, one link more or less, or other groups, do not.
+    #[test]
+    fn a_pattern_matches_the_links_it_was_made_with_and_no_others() {
+        let groups = vec![vec![0, 1], vec![2], vec![3, 4], vec![5]];
+        let matrix = BlockMatrix::new(groups.clone(), &[(0, 2), (3, 1)]).unwrap();
+        assert!(matrix.has_pattern(&groups, &[(0, 2), (3, 1)]));
+        assert!(matrix.has_pattern(&groups, &[(2, 0), (1, 3), (0, 2), (2, 2)]));
+        assert!(!matrix.has_pattern(&groups, &[(0, 2)]));
+        assert!(!matrix.has_pattern(&groups, &[(0, 2), (3, 1), (1, 2)]));
+        assert!(!matrix.has_pattern(&groups, &[(0, 2), (3, 0)]));
+        assert!(!matrix.has_pattern(&groups[..3], &[(0, 2)]));
+        let unlinked = BlockMatrix::new(groups.clone(), &[]).unwrap();
+        assert!(unlinked.has_pattern(&groups, &[]));
+        assert!(!unlinked.has_pattern(&groups, &[(0, 1)]));
     }
 }

@@ -170,7 +170,13 @@ impl MechanismDae {
             *r = *p;
         }
         if res.iter().all(|r| r.is_finite()) {
-            self.last_evaluation.record(t, y, yp, &self.workspace);
+            // Only a Jacobian of the system's own looks for the evaluation in the workspace
+            // (IDA's own quotients and the articulated iteration do not). It is taken out of
+            // `self` while it is formed, so the evaluations of its difference quotients, whose
+            // perturbed states it never asks for, are not recorded either.
+            if self.exact.is_some() || self.branches.is_some() {
+                self.last_evaluation.record(t, y, yp, &self.workspace);
+            }
             Ok(())
         } else {
             Err(CallbackError::Recoverable(
@@ -185,7 +191,7 @@ impl MechanismDae {
         self.jacobian_time = t;
         self.band_exit_refused = false;
         self.jacobian_bands.fill(0);
-        for &(pair, bands) in &self.workspace.speed_bands {
+        for &Penetrating { pair, bands } in &self.workspace.penetrating {
             if self.jacobian_bands.len() <= pair {
                 self.jacobian_bands.resize(pair + 1, 0);
             }
@@ -196,10 +202,13 @@ impl MechanismDae {
     /// Whether a contact of the last evaluation has left a friction band it lay inside where
     /// the iteration matrix was formed ([`crate::collision::response::speed_bands`]).
     fn left_a_jacobian_band(&self) -> bool {
-        self.workspace.speed_bands.iter().any(|&(pair, bands)| {
-            let formed = self.jacobian_bands.get(pair).copied().unwrap_or(0);
-            formed & !bands != 0
-        })
+        self.workspace
+            .penetrating
+            .iter()
+            .any(|&Penetrating { pair, bands }| {
+                let formed = self.jacobian_bands.get(pair).copied().unwrap_or(0);
+                formed & !bands != 0
+            })
     }
 }
 

@@ -18,7 +18,8 @@ use crate::dynamics::contacts::Friction;
 use crate::dynamics::BodyMotion;
 use crate::dynamics::{
     assemble, consistent_derivatives, contacts, kinematics, residual, ArticulatedIteration,
-    AssemblyError, Branches, ExactJacobian, FlangeInputs, Mechanism, SingularMassMatrix, Workspace,
+    AssemblyError, Branches, ExactJacobian, FlangeInputs, Mechanism, Penetrating,
+    SingularMassMatrix, Workspace,
 };
 use crate::ida::{
     AbsTolerance, CallbackError, DaeSystem, FactoredMatrix, Ida, IdaError, IdaOptions,

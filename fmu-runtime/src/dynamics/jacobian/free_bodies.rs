@@ -21,8 +21,8 @@
 //! and likewise α). The torque row is rotated into body axes, which adds Rᵀ [t]× dθ.
 
 use super::super::kinematics::BodyMotion;
-use super::super::mechanism::{Body, Mechanism};
-use super::super::residual::{Workspace, QUATERNION_NORM_RATE};
+use super::super::mechanism::{Body, Mechanism, WORLD_BODY};
+use super::super::residual::{Penetrating, Workspace, QUATERNION_NORM_RATE};
 use super::contact::{pair_loads, skew, supported, Unsupported};
 use crate::assembly::TreeJointKind;
 use crate::ida::JacobianMatrix;
@@ -78,7 +78,7 @@ impl FreeBodies {
         for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {
             match &body.joint {
                 None if body.parent < k && fixed[body.parent] => {}
-                Some(joint) if body.parent == 0 && joint.motion == TreeJointKind::Free => {
+                Some(joint) if body.parent == WORLD_BODY && joint.motion == TreeJointKind::Free => {
                     let states = joint.states?;
                     fixed[k] = false;
                     of_body[k] = Some(bodies.len());
@@ -137,11 +137,10 @@ impl FreeBodies {
         }
         if mechanism.collisions.has_pairs() && !ws.contact_loads_frozen {
             let set = &mechanism.collisions;
-            // The pairs that penetrate at the workspace's evaluation, in the order of the near
-            // list, as the residual met them (`Workspace::speed_bands` lists them): the others
-            // have no loads, and the near list of a heap is mostly pairs apart (700 near pairs,
-            // 17 penetrating per matrix in 100 poured balls).
-            for &(index, _) in &ws.speed_bands {
+            // The pairs that penetrate at the workspace's evaluation, as the residual met them:
+            // the others have no loads, and the near list of a heap is mostly pairs apart (700
+            // near pairs, 17 penetrating per matrix in 100 poured balls).
+            for &Penetrating { pair: index, .. } in &ws.penetrating {
                 let pair = ws.pairs.get(index);
                 let friction = &ws.pairs.frictions[index];
                 let Some(loads) = pair_loads(set, pair, friction, &ws.collider_poses, &ws.motion)?
@@ -176,9 +175,13 @@ impl FreeBodies {
             JacobianMatrix::Blocks(matrix) => {
                 let links: Vec<(usize, usize)> =
                     blocks.keys().filter(|(r, c)| r != c).copied().collect();
-                // The groups partition the states (checked in `new`), so this cannot fail.
-                if let Some(fresh) = BlockMatrix::new(self.groups.clone(), &links) {
-                    **matrix = fresh;
+                // The same bodies in contact as last time: the matrix's blocks are those of
+                // `blocks` (every one is written below). Otherwise a new pattern; the groups
+                // partition the states (checked in `new`), so `BlockMatrix::new` cannot fail.
+                if !matrix.has_pattern(&self.groups, &links) {
+                    if let Some(fresh) = BlockMatrix::new(self.groups.clone(), &links) {
+                        **matrix = fresh;
+                    }
                 }
                 for (&(row, column), block) in &blocks {
                     if let Some(stored) = matrix.block_mut(row, column) {
