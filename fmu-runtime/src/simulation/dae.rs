@@ -170,11 +170,7 @@ impl MechanismDae {
             *r = *p;
         }
         if res.iter().all(|r| r.is_finite()) {
-            // Only a Jacobian of the system's own looks for the evaluation in the workspace
-            // (IDA's own quotients and the articulated iteration do not). It is taken out of
-            // `self` while it is formed, so the evaluations of its difference quotients, whose
-            // perturbed states it never asks for, are not recorded either.
-            if self.exact.is_some() || self.branches.is_some() {
+            if self.jacobian_reads_last_evaluation() {
                 self.last_evaluation.record(t, y, yp, &self.workspace);
             }
             Ok(())
@@ -183,6 +179,15 @@ impl MechanismDae {
                 "the residual is not finite".into(),
             ))
         }
+    }
+
+    /// Whether the Jacobian of this system looks for the last evaluation in the workspace
+    /// ([`LastEvaluation`]): the exact one and the grouped difference quotients do, IDA's own
+    /// quotients and the articulated iteration do not. Each is taken out of `self` while it is
+    /// formed, so the evaluations of its difference quotients, whose perturbed states it never
+    /// asks for, are not recorded either.
+    fn jacobian_reads_last_evaluation(&self) -> bool {
+        self.exact.is_some() || self.branches.is_some()
     }
 
     /// Records the speed bands the contacts of the last evaluation lie inside, as those of the
