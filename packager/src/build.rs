@@ -1,4 +1,4 @@
-//! `fmu3d build`: a model file → an FMI 2.0 Co-Simulation FMU.
+//! `fmu3d build`: a model file → an FMI 2.0 FMU (Co-Simulation and Model Exchange).
 //!
 //! The FMU holds `modelDescription.xml`, the runtime library as
 //! `binaries/linux64/<modelIdentifier>.so`, the model file's exact bytes as

@@ -20,7 +20,7 @@ pub enum Command {
     Check(CheckArgs),
     /// Simulate a model or an FMU and write a CSV: time first, then every output.
     Simulate(SimulateArgs),
-    /// Package a model as an FMI 2.0 Co-Simulation FMU.
+    /// Package a model as an FMI 2.0 FMU for Co-Simulation and Model Exchange.
     Build(BuildArgs),
     /// Write an SSP 1.0 system: the model's FMU, other FMUs, their connections and parameters.
     Ssp(SspArgs),

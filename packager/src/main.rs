@@ -1,6 +1,6 @@
-//! `fmu3d`: check a model file, simulate it, build an FMI 2.0 Co-Simulation FMU from it, and
-//! put that FMU with others into an SSP 1.0 system ([`ssp`]), and animate results as glTF
-//! ([`animation`]).
+//! `fmu3d`: check a model file, simulate it, build an FMI 2.0 FMU (Co-Simulation and Model
+//! Exchange) from it, and put that FMU with others into an SSP 1.0 system ([`ssp`]), and
+//! animate results as glTF ([`animation`]).
 //!
 //! `fmu3d build` goes through one module per stage: [`model_description`] (the XML, with
 //! [`units`] for the unit definitions), [`documentation`] (the HTML page) and [`fmu_archive`]

@@ -1,7 +1,8 @@
 //! Model Exchange through the C API and the simulation's explicit form: the state machine of
 //! FMI 2.0 §3.2.3 with its argument checks, the derivatives of a pendulum against its equation
 //! of motion, a four-bar integrated by an explicit integrator (the loop held closed by the
-//! projection events it asks for, and the motion of Co-Simulation), and an FMU state restored.
+//! projection events it asks for, and the motion of Co-Simulation), an FMU state restored, and
+//! one of a Co-Simulation instance refused.
 
 use fmu3d_tests::fmi2_host::{unwritten_event_info, value_reference, Resources, Slave};
 use fmu_runtime::fmi2::exports::*;
@@ -349,6 +350,73 @@ fn an_fmu_state_restores_time_and_states() {
         assert_eq!(states(&slave, 2).1, [1.0, 2.0]);
         assert_eq!(derivatives(&slave, 2).1, before);
         assert_eq!(fmi2FreeFMUstate(slave.c, &mut saved), Fmi2Status::Ok);
+    }
+}
+
+/// Regression: an FMU state taken in a mode of one interface was restored by an instance of the
+/// other, which was then in a mode none of its functions could leave (a Co-Simulation instance
+/// in continuous-time mode refused fmi2DoStep; a Model Exchange instance in step-complete
+/// stepped). Such a state is refused with a message that names both interfaces, directly and
+/// after serializing. A state taken where both interfaces can be (instantiated) is restored by
+/// either.
+#[test]
+fn an_fmu_state_of_the_other_interface_is_refused() {
+    let resources = Resources::new("me-cs-state", PENDULUM);
+    let me = Slave::model_exchange(&resources);
+    let cs = Slave::new(&resources);
+    let fresh = Slave::new(&resources);
+    me.initialize(None);
+    cs.initialize(None);
+    // SAFETY: live instances; the states freed by the instance that made them.
+    unsafe {
+        let mut in_event_mode: Fmi2FmuState = std::ptr::null_mut();
+        let mut stepping: Fmi2FmuState = std::ptr::null_mut();
+        let mut instantiated: Fmi2FmuState = std::ptr::null_mut();
+        assert_eq!(fmi2GetFMUstate(me.c, &mut in_event_mode), Fmi2Status::Ok);
+        assert_eq!(fmi2GetFMUstate(cs.c, &mut stepping), Fmi2Status::Ok);
+        assert_eq!(fmi2GetFMUstate(fresh.c, &mut instantiated), Fmi2Status::Ok);
+        assert_eq!(fmi2SetFMUstate(cs.c, in_event_mode), Fmi2Status::Error);
+        let message = cs.last_error();
+        assert!(
+            message.contains("taken from a Model Exchange instance (in event mode)")
+                && message.contains("made for Co-Simulation"),
+            "{message}"
+        );
+        assert_eq!(fmi2SetFMUstate(me.c, stepping), Fmi2Status::Error);
+        assert!(
+            me.last_error()
+                .contains("taken from a Co-Simulation instance (in step complete)"),
+            "{}",
+            me.last_error()
+        );
+        // The serialized form carries the mode as well.
+        let mut size = 0;
+        assert_eq!(
+            fmi2SerializedFMUstateSize(me.c, in_event_mode, &mut size),
+            Fmi2Status::Ok
+        );
+        let mut bytes = vec![0 as Fmi2Byte; size];
+        assert_eq!(
+            fmi2SerializeFMUstate(me.c, in_event_mode, bytes.as_mut_ptr(), size),
+            Fmi2Status::Ok
+        );
+        let other = Slave::new(&resources);
+        other.initialize(None);
+        let mut copy: Fmi2FmuState = std::ptr::null_mut();
+        assert_eq!(
+            fmi2DeSerializeFMUstate(other.c, bytes.as_ptr(), size, &mut copy),
+            Fmi2Status::Ok
+        );
+        assert_eq!(fmi2SetFMUstate(other.c, copy), Fmi2Status::Error);
+        assert_eq!(fmi2FreeFMUstate(other.c, &mut copy), Fmi2Status::Ok);
+        // A state both interfaces can be in.
+        let me_again = Slave::model_exchange(&resources);
+        assert_eq!(fmi2SetFMUstate(me_again.c, instantiated), Fmi2Status::Ok);
+        me_again.initialize(None);
+        assert_eq!(event_update(&me_again).0, Fmi2Status::Ok);
+        assert_eq!(fmi2FreeFMUstate(me.c, &mut in_event_mode), Fmi2Status::Ok);
+        assert_eq!(fmi2FreeFMUstate(cs.c, &mut stepping), Fmi2Status::Ok);
+        assert_eq!(fmi2FreeFMUstate(fresh.c, &mut instantiated), Fmi2Status::Ok);
     }
 }
 

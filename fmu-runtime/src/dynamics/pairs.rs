@@ -8,9 +8,11 @@
 //! about a dozen per ball of a heap.
 
 use super::contacts::Friction;
+use super::mechanism::WORLD_BODY;
 use crate::assembly::{CollisionPair, CollisionSet};
 use crate::collision::broad_phase::IndexMap;
-use crate::collision::sphere_pairs;
+use crate::collision::{distance, sphere_pairs, Shape};
+use crate::model::ShapeSpec;
 use nalgebra::{Isometry3, Vector3};
 
 /// The sign a pair's signed distance (`distance`) and stick–slip switching function (`switch`)
@@ -111,9 +113,12 @@ impl PairTable {
 
 /// The collision pairs near enough to penetrate (a Verlet list, as molecular dynamics keeps
 /// one): the pairs whose bounding spheres were less than `margin` apart when the list was
-/// made. As long as no collider's centre has moved `margin / 4` since, a pair not on the list
-/// is still half the margin apart by its bounding spheres ([`NearPairs::cap`]) and cannot
-/// penetrate, so the contact loads and the zero-crossing functions need only the list. Checking the displacements is O(colliders) per
+/// made, and of those with a collider fixed to the world, the ones whose moving collider's
+/// bounding sphere was less than `margin` from the fixed shape itself (a floor's or a wall's
+/// bounding sphere holds the whole scene: by it every ball is near every wall). As long as no
+/// collider's centre has moved `margin / 4` since, a pair not on the list is still half the
+/// margin apart ([`NearPairs::cap`]; a fixed shape does not move, the bounding sphere of the
+/// other moves with its centre) and cannot penetrate, so the contact loads and the zero-crossing functions need only the list. Checking the displacements is O(colliders) per
 /// evaluation; the list is made again by the grid broad phase ([`sphere_pairs`], O(colliders))
 /// only when some collider moved that far. The loads are the same to the last bit as over every
 /// pair (the pairs left out contribute nothing, and the per-body sums are exact, whatever the
@@ -165,6 +170,9 @@ impl NearPairs {
         }
         self.pairs.clear();
         for (a, b) in sphere_pairs(&self.centres, &radii, |a, b| !set.may_collide(a, b)) {
+            if apart_from_the_fixed_shape(set, poses, a, b, self.margin) {
+                continue;
+            }
             if let Some(id) = table.register(set, a, b) {
                 self.pairs.push(id);
             }
@@ -181,6 +189,36 @@ impl NearPairs {
     pub fn cap(&self) -> f64 {
         0.5 * self.margin
     }
+}
+
+/// Whether one of colliders `a` and `b` is fixed to the world and the other's bounding sphere
+/// is at least `margin` from its shape. `false` when neither is fixed or the distance cannot be
+/// computed (the pair stays on the list).
+fn apart_from_the_fixed_shape(
+    set: &CollisionSet,
+    poses: &[Isometry3<f64>],
+    a: usize,
+    b: usize,
+    margin: f64,
+) -> bool {
+    let (fixed, moving) = match (set.colliders[a].body, set.colliders[b].body) {
+        (WORLD_BODY, WORLD_BODY) => return false,
+        (WORLD_BODY, _) => (a, b),
+        (_, WORLD_BODY) => (b, a),
+        _ => return false,
+    };
+    let diameter = 2.0 * set.colliders[moving].shape.bounding_radius();
+    let Ok(bounds) = Shape::new(&ShapeSpec::Sphere { diameter }) else {
+        return false;
+    };
+    let moving_pose = Isometry3::from_parts(poses[moving].translation, Default::default());
+    distance(
+        &set.colliders[fixed].shape,
+        &poses[fixed],
+        &bounds,
+        &moving_pose,
+    )
+    .is_ok_and(|contact| contact.distance >= margin)
 }
 
 /// The near list's margin: half the mean bounding radius of the colliders (a ball may travel

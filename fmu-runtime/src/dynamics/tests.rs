@@ -343,6 +343,44 @@ fn line_force_pulls_toward_the_anchor() {
     assert!((yp[8] - expected).abs() < 1e-12, "{} vs {expected}", yp[8]);
 }
 
+/// The mechanism of a model source with its collision set, its inputs and assembled states.
+fn colliding_mechanism(source: &str) -> (Mechanism, FlangeInputs, Vec<f64>) {
+    let spec = crate::model::load_str_with(source, "contacts.m3d", &[]).unwrap();
+    let scene = Scene::from_spec(&spec).unwrap();
+    let assembly = Assembly::build(&scene).unwrap();
+    let mut mechanism = Mechanism::new(&scene, &assembly);
+    mechanism.collisions = crate::assembly::CollisionSet::build(&scene, &assembly).unwrap();
+    let inputs = FlangeInputs::new(&mechanism);
+    let y = assemble(&mut mechanism, &inputs).unwrap();
+    (mechanism, inputs, y)
+}
+
+/// The residual of `mechanism` at (y, ẏ) with its collision pairs taken away.
+fn residual_without_contacts(
+    mechanism: &Mechanism,
+    inputs: &FlangeInputs,
+    y: &[f64],
+    yp: &[f64],
+) -> Vec<f64> {
+    let mut apart = mechanism.clone();
+    apart.collisions = apart.collisions.without_pairs();
+    fresh_residual(&apart, inputs, y, yp)
+}
+
+/// The residual of `mechanism` at (y, ẏ) in a workspace of its own.
+fn fresh_residual(mechanism: &Mechanism, inputs: &FlangeInputs, y: &[f64], yp: &[f64]) -> Vec<f64> {
+    let mut f = vec![0.0; y.len()];
+    residual(
+        mechanism,
+        inputs,
+        &mut Workspace::new(mechanism),
+        y,
+        yp,
+        &mut f,
+    );
+    f
+}
+
 /// Regression for the near list of the contact loads (`contacts::NearPairs`): a workspace
 /// reused across evaluations gives the residual of a fresh one, bit for bit, after ball `b`
 /// is moved from a metre away into ball `a` (the list made at the first evaluation held no pair
@@ -357,13 +395,7 @@ fn a_reused_workspace_sees_a_contact_that_was_far_when_its_near_list_was_made() 
         joint jb free { from = world; to = b; position = [1, 0, 0] }
         joint jc free { from = world; to = c; position = [0, 1, 0] }
     "#;
-    let spec = crate::model::load_str_with(source, "near.m3d", &[]).unwrap();
-    let scene = Scene::from_spec(&spec).unwrap();
-    let assembly = Assembly::build(&scene).unwrap();
-    let mut mechanism = Mechanism::new(&scene, &assembly);
-    mechanism.collisions = crate::assembly::CollisionSet::build(&scene, &assembly).unwrap();
-    let inputs = FlangeInputs::new(&mechanism);
-    let mut y = assemble(&mut mechanism, &inputs).unwrap();
+    let (mechanism, inputs, mut y) = colliding_mechanism(source);
     let yp = vec![0.0; y.len()];
     let mut reused = Workspace::new(&mechanism);
     let mut far = vec![0.0; y.len()];
@@ -383,27 +415,119 @@ fn a_reused_workspace_sees_a_contact_that_was_far_when_its_near_list_was_made() 
         .q;
     assert_eq!(y[x], 1.0);
     y[x] = 0.059;
-    let (mut with_reused, mut with_fresh, mut without) =
-        (vec![0.0; y.len()], vec![0.0; y.len()], vec![0.0; y.len()]);
+    let mut with_reused = vec![0.0; y.len()];
     residual(&mechanism, &inputs, &mut reused, &y, &yp, &mut with_reused);
-    residual(
-        &mechanism,
-        &inputs,
-        &mut Workspace::new(&mechanism),
-        &y,
-        &yp,
-        &mut with_fresh,
-    );
+    let with_fresh = fresh_residual(&mechanism, &inputs, &y, &yp);
     assert_eq!(with_reused, with_fresh);
-    let mut apart = mechanism.clone();
-    apart.collisions = apart.collisions.without_pairs();
-    residual(
-        &apart,
-        &inputs,
-        &mut Workspace::new(&apart),
-        &y,
-        &yp,
-        &mut without,
+    assert_ne!(
+        with_fresh,
+        residual_without_contacts(&mechanism, &inputs, &y, &yp)
     );
-    assert_ne!(with_fresh, without);
+}
+
+/// Regression for the near list's test against shapes fixed to the world
+/// (`pairs::NearPairs`): a floor's bounding sphere holds every ball above it, so by bounding
+/// spheres alone every ball is near the floor; the list keeps a ball–floor pair only while the
+/// ball's bounding sphere is within the margin of the floor itself. A ball lowered onto the
+/// floor in steps of a twentieth of the margin (the list is made again only after a quarter):
+/// at every step each of its pairs with the floor's colliders that is off the list is at least
+/// the list's cap (half the margin) apart, as the list promises, and the residual is that of a
+/// fresh workspace, bit for bit, down to 1 mm into the floor, where the contact is really
+/// there.
+#[test]
+fn a_ball_lowered_onto_a_floor_meets_it_although_the_floor_was_far_when_the_list_was_made() {
+    let source = r#"
+        object floor { parent = world; position = [0, -0.05, 0]; shape box { lengths = [2, 0.1, 2] }; contact { material = dry_wood } }
+        object low { shape sphere { diameter = 0.02 }; mass { material = steel }; contact { material = steel } }
+        object high { shape sphere { diameter = 0.02 }; mass { material = steel }; contact { material = steel } }
+        joint jl free { from = world; to = low; position = [0.5, 0.0105, 0] }
+        joint jh free { from = world; to = high; position = [0, 0.3, 0] }
+    "#;
+    let (mechanism, inputs, mut y) = colliding_mechanism(source);
+    let margin = super::pairs::near_margin(&mechanism.collisions);
+    let yp = vec![0.0; y.len()];
+    let body = |name: &str| {
+        mechanism
+            .bodies
+            .iter()
+            .position(|b| b.name == name)
+            .unwrap()
+    };
+    let (low, high) = (body("low"), body("high"));
+    let set = &mechanism.collisions;
+    let mut ws = Workspace::new(&mechanism);
+    let mut f = vec![0.0; y.len()];
+    residual(&mechanism, &inputs, &mut ws, &y, &yp, &mut f);
+    let near_the_floor = |ws: &Workspace, ball: usize| {
+        ws.near_pairs.pairs.iter().any(|&id| {
+            let pair = ws.pairs.get(id);
+            let bodies = [set.colliders[pair.a].body, set.colliders[pair.b].body];
+            bodies.contains(&ball) && bodies.contains(&WORLD_BODY)
+        })
+    };
+    // The low ball's sphere is 0.5 mm above the floor, the high one 290 mm.
+    assert!(margin > 1e-3, "margin {margin}");
+    assert!(near_the_floor(&ws, low));
+    assert!(!near_the_floor(&ws, high));
+    let y_state = mechanism.bodies[high]
+        .joint
+        .as_ref()
+        .unwrap()
+        .states
+        .unwrap()
+        .q
+        + 1;
+    let (mut reused, mut fresh) = (vec![0.0; y.len()], Vec::new());
+    let bottom = 0.01 - 1e-3;
+    let mut steps = 0;
+    // Five starts a twentieth of the margin apart: the lists are made at every phase of the
+    // descent, one of them between 0.5 and 0.75 of the margin above the floor.
+    let top = y[y_state];
+    for start in 0..5 {
+        y[y_state] = top - f64::from(start) * 0.05 * margin;
+        ws = Workspace::new(&mechanism);
+        while y[y_state] > bottom {
+            y[y_state] = (y[y_state] - 0.05 * margin).max(bottom);
+            residual(&mechanism, &inputs, &mut ws, &y, &yp, &mut reused);
+            for (ball, fixed) in (0..set.colliders.len())
+                .filter(|&c| set.colliders[c].body == high)
+                .flat_map(|c| {
+                    (0..set.colliders.len())
+                        .filter(|&f| set.colliders[f].body == WORLD_BODY)
+                        .map(move |f| (c, f))
+                })
+            {
+                let listed = ws.near_pairs.pairs.iter().any(|&id| {
+                    let pair = ws.pairs.get(id);
+                    (pair.a, pair.b) == (ball, fixed) || (pair.a, pair.b) == (fixed, ball)
+                });
+                let (a, b) = (&set.colliders[ball], &set.colliders[fixed]);
+                let gap = crate::collision::distance(
+                    &a.shape,
+                    &ws.collider_poses[ball],
+                    &b.shape,
+                    &ws.collider_poses[fixed],
+                )
+                .unwrap()
+                .distance;
+                assert!(
+                    listed || gap >= ws.near_pairs.cap(),
+                    "off the list {gap} m apart, cap {} m",
+                    ws.near_pairs.cap()
+                );
+            }
+            fresh = fresh_residual(&mechanism, &inputs, &y, &yp);
+            assert_eq!(reused, fresh, "at height {} m", y[y_state]);
+            steps += 1;
+        }
+    }
+    assert!(near_the_floor(&ws, high));
+    assert_ne!(
+        fresh,
+        residual_without_contacts(&mechanism, &inputs, &y, &yp)
+    );
+    eprintln!(
+        "margin {margin:.2e} m, {steps} steps down, {} lists made",
+        ws.near_pairs.rebuilds
+    );
 }

@@ -4,7 +4,7 @@
 
 use super::logger::{Category, Logger};
 use super::resources;
-use super::state::ModelState;
+use super::state::{Mask, ModelState};
 use super::types::Fmi2Status;
 use crate::assembly::{Causality, VariableKind};
 use crate::fmu::{self, MODEL_FILE};
@@ -46,6 +46,24 @@ pub enum Interface {
     ModelExchange,
     /// The FMU integrates between communication points (`fmi2DoStep`).
     CoSimulation,
+}
+
+impl Interface {
+    /// The interface that is not this one.
+    pub const fn other(self) -> Interface {
+        match self {
+            Interface::ModelExchange => Interface::CoSimulation,
+            Interface::CoSimulation => Interface::ModelExchange,
+        }
+    }
+
+    /// The interface's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Interface::ModelExchange => "Model Exchange",
+            Interface::CoSimulation => "Co-Simulation",
+        }
+    }
 }
 
 pub struct Instance {
@@ -652,6 +670,18 @@ impl Instance {
 
     /// `fmi2SetFMUstate`.
     pub fn restore(&mut self, saved: &InstanceState) -> Result<Fmi2Status, CallError> {
+        // A state in a mode of the other interface would leave this instance in a state its
+        // functions cannot leave (FMI 2.0: one fmuType per instance).
+        let other = self.interface.other();
+        if Mask::only(other).contains(saved.state) {
+            return Err(format!(
+                "the FMU state was taken from a {} instance (in {}); this instance was made for \
+                 {}: restore it into an instance of the same fmuType",
+                other.name(),
+                saved.state.name(),
+                self.interface.name()
+            ));
+        }
         if saved.parameters.len() != self.parameters.len() {
             return Err("the FMU state belongs to another model".into());
         }

@@ -71,6 +71,17 @@ impl Mask {
         Mask(bits)
     }
 
+    /// The states only an instance of `interface` can be in: stepping for Co-Simulation, the
+    /// event and continuous-time modes for Model Exchange.
+    pub const fn only(interface: Interface) -> Mask {
+        match interface {
+            Interface::CoSimulation => {
+                Mask::of(&[StepComplete, StepInProgress, StepFailed, StepCanceled])
+            }
+            Interface::ModelExchange => Mask::of(&[EventMode, ContinuousTimeMode]),
+        }
+    }
+
     pub fn contains(self, state: ModelState) -> bool {
         self.0 & state as u32 != 0
     }
@@ -78,12 +89,7 @@ impl Mask {
     /// Why a function of one interface is refused in every state of an instance of the other,
     /// for the message: empty when the mask has states of the instance's interface.
     pub fn interface_hint(self, interface: Interface) -> &'static str {
-        let stepping = Mask::of(&[StepComplete, StepInProgress, StepFailed, StepCanceled]);
-        let modes = Mask::of(&[EventMode, ContinuousTimeMode]);
-        let (own, other) = match interface {
-            Interface::CoSimulation => (stepping, modes),
-            Interface::ModelExchange => (modes, stepping),
-        };
+        let (own, other) = (Mask::only(interface), Mask::only(interface.other()));
         if self.0 & own.0 != 0 || self.0 & other.0 == 0 {
             return "";
         }

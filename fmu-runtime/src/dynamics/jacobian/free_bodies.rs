@@ -40,8 +40,6 @@ const W: usize = 10;
 
 /// One body's block of J: its equations' rows, another body's (or its own) states' columns.
 type Block = SMatrix<f64, STATES, STATES>;
-/// The derivative of a body's world motion (p, θ, v, ω) by its states.
-type MotionMap = SMatrix<f64, 12, STATES>;
 
 /// One free body: the mechanism body and the first of its position and velocity states.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,10 +124,10 @@ impl FreeBodies {
         jac: &mut JacobianMatrix<'_>,
     ) -> Result<(), Unsupported> {
         // Each body's motion by its states, once: its own block and its pairs' blocks read it.
-        let maps: Vec<SMatrix<f64, 18, STATES>> = self
+        let maps: Vec<MotionMap> = self
             .bodies
             .iter()
-            .map(|b| full_motion_map(mechanism, ws, y, cj, b))
+            .map(|b| MotionMap::new(mechanism, ws, y, cj, b))
             .collect();
         let mut blocks: BTreeMap<(usize, usize), Block> = BTreeMap::new();
         for (i, b) in self.bodies.iter().enumerate() {
@@ -159,9 +157,9 @@ impl FreeBodies {
                     let rotation = ws.motion[self.bodies[row].body].rotation;
                     for (column, offset) in [(a, 0), (b, 12)] {
                         let Some(column) = column else { continue };
-                        let map = maps[column].fixed_rows::<12>(0);
-                        let f = force.fixed_view::<3, 12>(0, offset) * map;
-                        let t = torque.fixed_view::<3, 12>(0, offset) * map;
+                        let map = &maps[column];
+                        let f = map.by_states(&force.fixed_view::<3, 12>(0, offset).into_owned());
+                        let t = map.by_states(&torque.fixed_view::<3, 12>(0, offset).into_owned());
                         let block = blocks.entry((row, column)).or_insert_with(Block::zeros);
                         let mut rows = block.fixed_view_mut::<3, STATES>(V, 0);
                         rows -= frame.transpose() * f;
@@ -233,26 +231,93 @@ pub(super) fn quaternion_rows(
     (SMatrix::<f64, 4, 4>::identity() * cj - by_q, -by_w)
 }
 
-/// d(p, θ, v, ω, a, α) of body `b` by its states, a and α with c_j from ẏ.
-pub(super) fn full_motion_map(
-    mechanism: &Mechanism,
-    ws: &Workspace,
-    y: &[f64],
+/// d(p, θ, v, ω, a, α) of a free body by its states (a and α with c_j from ẏ), kept as the
+/// few blocks that are not zero: p = F r, dθ = T dQ, v = F v, ω_w = R ω, a = F v̇, α = R ω̇
+/// with T = R Φ (F the joint frame's rotation, R the body's; module documentation), so that
+/// dω_w = R dω − [ω_w]× T dQ and dα = R dω̇ − [α]× T dQ. A load's derivative by the motion
+/// times the map is 6 small products ([`MotionMap::by_states`]) instead of a 3 × 18 by 18 × 13
+/// product that is mostly zeros.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MotionMap {
+    frame: Matrix3<f64>,
+    rotation: Matrix3<f64>,
+    turn: SMatrix<f64, 3, 4>,
+    w: Vector3<f64>,
+    alpha: Vector3<f64>,
     cj: f64,
-    b: &FreeBody,
-) -> SMatrix<f64, 18, STATES> {
-    let frame = frame_rotation(&mechanism.bodies[b.body]);
-    let m = &ws.motion[b.body];
-    let turn = m.rotation * rotation_by_quaternion(y, b);
-    let mut map = SMatrix::<f64, 18, STATES>::zeros();
-    map.fixed_view_mut::<12, STATES>(0, 0)
-        .copy_from(&motion_map(mechanism, ws, y, b));
-    map.fixed_view_mut::<3, 3>(12, V).copy_from(&(frame * cj));
-    map.fixed_view_mut::<3, 3>(15, W)
-        .copy_from(&(m.rotation * cj));
-    map.fixed_view_mut::<3, 4>(15, Q)
-        .copy_from(&(-skew(&m.alpha) * turn));
-    map
+}
+
+impl MotionMap {
+    /// The map of body `b` at the workspace's motion and the states `y`.
+    pub(super) fn new(
+        mechanism: &Mechanism,
+        ws: &Workspace,
+        y: &[f64],
+        cj: f64,
+        b: &FreeBody,
+    ) -> MotionMap {
+        let m = &ws.motion[b.body];
+        MotionMap {
+            frame: frame_rotation(&mechanism.bodies[b.body]),
+            rotation: m.rotation,
+            turn: m.rotation * rotation_by_quaternion(y, b),
+            w: m.w,
+            alpha: m.alpha,
+            cj,
+        }
+    }
+
+    /// dθ by Q: R Φ.
+    fn turn(&self) -> &SMatrix<f64, 3, 4> {
+        &self.turn
+    }
+
+    /// `d` times the map: the derivative by the body's states of a quantity whose derivative
+    /// by its world motion is `d`, columns in groups of 3 for p, θ, v, ω and, where `K` is 18,
+    /// a, α (`K` = 12: a quantity of the motion alone, no accelerations).
+    pub(super) fn by_states<const K: usize>(
+        &self,
+        d: &SMatrix<f64, 3, K>,
+    ) -> SMatrix<f64, 3, STATES> {
+        let group = |i: usize| -> Matrix3<f64> {
+            if 3 * i + 3 <= K {
+                d.fixed_view::<3, 3>(0, 3 * i).into_owned()
+            } else {
+                Matrix3::zeros()
+            }
+        };
+        let (by_p, by_theta, by_v, by_w, by_a, by_alpha) =
+            (group(0), group(1), group(2), group(3), group(4), group(5));
+        let mut out = SMatrix::<f64, 3, STATES>::zeros();
+        out.fixed_view_mut::<3, 3>(0, R)
+            .copy_from(&(by_p * self.frame));
+        out.fixed_view_mut::<3, 4>(0, Q).copy_from(
+            &((by_theta - by_w * skew(&self.w) - by_alpha * skew(&self.alpha)) * self.turn),
+        );
+        out.fixed_view_mut::<3, 3>(0, V)
+            .copy_from(&((by_v + by_a * self.cj) * self.frame));
+        out.fixed_view_mut::<3, 3>(0, W)
+            .copy_from(&((by_w + by_alpha * self.cj) * self.rotation));
+        out
+    }
+
+    /// The whole 18 × 13 matrix (rows p, θ, v, ω, a, α), for the columns of a tree's J.
+    pub(super) fn dense(&self) -> SMatrix<f64, 18, STATES> {
+        let mut map = SMatrix::<f64, 18, STATES>::zeros();
+        map.fixed_view_mut::<3, 3>(0, R).copy_from(&self.frame);
+        map.fixed_view_mut::<3, 4>(3, Q).copy_from(&self.turn);
+        map.fixed_view_mut::<3, 3>(6, V).copy_from(&self.frame);
+        map.fixed_view_mut::<3, 3>(9, W).copy_from(&self.rotation);
+        map.fixed_view_mut::<3, 4>(9, Q)
+            .copy_from(&(-skew(&self.w) * self.turn));
+        map.fixed_view_mut::<3, 3>(12, V)
+            .copy_from(&(self.frame * self.cj));
+        map.fixed_view_mut::<3, 3>(15, W)
+            .copy_from(&(self.rotation * self.cj));
+        map.fixed_view_mut::<3, 4>(15, Q)
+            .copy_from(&(-skew(&self.alpha) * self.turn));
+        map
+    }
 }
 
 /// The rotation of a free joint's frame on the world (its parent).
@@ -275,38 +340,21 @@ pub(super) fn rotation_by_quaternion(y: &[f64], b: &FreeBody) -> SMatrix<f64, 3,
     phi * (2.0 / norm)
 }
 
-/// d(p, θ, v, ω) of body `b` by its states.
-fn motion_map(mechanism: &Mechanism, ws: &Workspace, y: &[f64], b: &FreeBody) -> MotionMap {
-    let frame = frame_rotation(&mechanism.bodies[b.body]);
-    let m = &ws.motion[b.body];
-    let turn = m.rotation * rotation_by_quaternion(y, b);
-    let mut map = MotionMap::zeros();
-    map.fixed_view_mut::<3, 3>(0, R).copy_from(&frame);
-    map.fixed_view_mut::<3, 4>(3, Q).copy_from(&turn);
-    map.fixed_view_mut::<3, 3>(6, V).copy_from(&frame);
-    map.fixed_view_mut::<3, 3>(9, W).copy_from(&m.rotation);
-    map.fixed_view_mut::<3, 4>(9, Q)
-        .copy_from(&(-skew(&m.w) * turn));
-    map
-}
-
 /// Body `b`'s own block without its contacts: the kinematic rows and the rigid body's
 /// equations of motion, with the rotation of the whole torque row (contacts included).
-/// `map` is the body's [`full_motion_map`].
+/// `map` is the body's [`MotionMap`].
 fn own_block(
     mechanism: &Mechanism,
     ws: &Workspace,
     y: &[f64],
     cj: f64,
     b: &FreeBody,
-    map: &SMatrix<f64, 18, STATES>,
+    map: &MotionMap,
 ) -> Block {
     let body = &mechanism.bodies[b.body];
     let frame = frame_rotation(body);
     let m = &ws.motion[b.body];
     let rotation = m.rotation;
-    // dθ by Q: R Φ.
-    let turn = map.fixed_view::<3, 4>(3, Q).into_owned();
     let mut block = Block::zeros();
     // ṙ − v.
     block
@@ -322,12 +370,12 @@ fn own_block(
     let (df, dt) = rigid_load_derivative(mechanism, body, m);
     block
         .fixed_view_mut::<3, STATES>(V, 0)
-        .copy_from(&(frame.transpose() * df * map));
+        .copy_from(&(frame.transpose() * map.by_states(&df)));
     // Rᵀ t: the torque of the whole body (ws.torque, contacts included) turns with it.
     let total = ws.torque[b.body];
-    let mut rotated = rotation.transpose() * dt * map;
+    let mut rotated = rotation.transpose() * map.by_states(&dt);
     let mut by_turn = rotated.fixed_view_mut::<3, 4>(0, Q);
-    by_turn += rotation.transpose() * skew(&total) * turn;
+    by_turn += rotation.transpose() * skew(&total) * map.turn();
     block.fixed_view_mut::<3, STATES>(W, 0).copy_from(&rotated);
     block
 }
@@ -500,6 +548,37 @@ mod tests {
             pressed >= 10,
             "{pressed} samples with bodies pressed together"
         );
+    }
+
+    /// The map's products that skip its zero blocks equal the product with the whole 18 × 13
+    /// matrix, for a load of the whole motion (18 columns) and one of p, θ, v, ω alone (12).
+    #[test]
+    fn motion_map_by_states_equals_the_dense_product() {
+        let mut seed = 5;
+        let mut random = || pseudo_random(&mut seed);
+        let mut worst = 0.0f64;
+        for _ in 0..50 {
+            let map = MotionMap {
+                frame: Matrix3::from_fn(|_, _| random()),
+                rotation: Matrix3::from_fn(|_, _| random()),
+                turn: SMatrix::<f64, 3, 4>::from_fn(|_, _| random()),
+                w: Vector3::from_fn(|_, _| 10.0 * random()),
+                alpha: Vector3::from_fn(|_, _| 100.0 * random()),
+                cj: 1e3 * (1.5 + random()),
+            };
+            let dense = map.dense();
+            let whole = SMatrix::<f64, 3, 18>::from_fn(|_, _| random());
+            let motion = SMatrix::<f64, 3, 12>::from_fn(|_, _| random());
+            for (sparse, reference) in [
+                (map.by_states(&whole), whole * dense),
+                (map.by_states(&motion), motion * dense.fixed_rows::<12>(0)),
+            ] {
+                let scale = reference.amax();
+                worst = worst.max((sparse - reference).amax() / scale);
+            }
+        }
+        eprintln!("by_states against the dense product: within {worst:.1e} of the largest entry");
+        assert!(worst < 1e-15, "{worst:e}");
     }
 
     fn groups_of(free: &FreeBodies, state: usize) -> usize {

@@ -25,7 +25,7 @@ use super::super::residual::FlangeInputs;
 use super::super::residual::Workspace;
 use super::contact::{pair_loads, supported, PairLoads, Unsupported};
 use super::free_bodies::{
-    frame_rotation, full_motion_map, quaternion_rows, rigid_load_derivative, FreeBody, STATES,
+    frame_rotation, quaternion_rows, rigid_load_derivative, FreeBody, MotionMap, STATES,
 };
 use crate::assembly::TreeJointKind;
 use crate::ida::JacobianMatrix;
@@ -311,7 +311,7 @@ impl TreeJacobian {
                     q: states.q,
                     v: states.v,
                 };
-                let map = full_motion_map(mechanism, ws, y, cj, &free);
+                let map = MotionMap::new(mechanism, ws, y, cj, &free).dense();
                 for c in 0..STATES {
                     let state = if c < 7 {
                         states.q + c
