@@ -118,7 +118,8 @@ impl PairTable {
 /// bounding sphere holds the whole scene: by it every ball is near every wall). As long as no
 /// collider's centre has moved `margin / 4` since, a pair not on the list is still half the
 /// margin apart ([`NearPairs::cap`]; a fixed shape does not move, the bounding sphere of the
-/// other moves with its centre) and cannot penetrate, so the contact loads and the zero-crossing functions need only the list. Checking the displacements is O(colliders) per
+/// other moves with its centre) and cannot penetrate, so the contact loads and the
+/// zero-crossing functions need only the list. Checking the displacements is O(colliders) per
 /// evaluation; the list is made again by the grid broad phase ([`sphere_pairs`], O(colliders))
 /// only when some collider moved that far. The loads are the same to the last bit as over every
 /// pair (the pairs left out contribute nothing, and the per-body sums are exact, whatever the
