@@ -152,8 +152,9 @@ struct Description {
     variables: Vec<(String, u32, String, Option<String>, bool)>,
     units: Vec<String>,
     outputs: Vec<usize>,
-    /// `dependencies` of each output, by output name.
-    dependencies: BTreeMap<String, String>,
+    /// `dependencies` of each output, by output name; `None` without the attribute (the output
+    /// depends on every input and state).
+    dependencies: BTreeMap<String, Option<String>>,
     /// ModelStructure/Derivatives: the indices (1-based) of the state derivatives.
     derivatives: Vec<usize>,
     /// (index of a variable, index of the state it is the derivative of), both 1-based.
@@ -233,7 +234,7 @@ fn parse(xml: &str) -> Description {
                 let name = description.variables[index - 1].0.clone();
                 description
                     .dependencies
-                    .insert(name, attributes["dependencies"].clone());
+                    .insert(name, attributes.get("dependencies").cloned());
             }
             _ => {}
         }
@@ -467,7 +468,7 @@ fn an_existing_fmu_is_replaced_only_by_a_complete_one() {
 }
 
 #[test]
-fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
+fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step_and_on_their_states() {
     let out = folder("dependencies");
     let model = out.join("drive.m3d");
     std::fs::write(
@@ -484,22 +485,20 @@ fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
     let description =
         parse(&String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8"));
     let index = |name: &str| description.index_of(name);
-    let all_inputs = ["j1.phi", "j1.w", "j1.a", "j2.tau"].map(index).join(" ");
-    let phi = index("j1.phi");
-    let phi_w = [index("j1.phi"), index("j1.w")].join(" ");
+    let known = |names: &[&str]| Some(names.iter().map(|n| index(n)).collect::<Vec<_>>().join(" "));
     let expected = [
         // The torque the motion drive needs and the acceleration of the force-driven joint
-        // depend on every input, through the mass matrix.
-        ("j1.tau", all_inputs.as_str()),
-        ("j2.a", all_inputs.as_str()),
-        // States of the integrator.
-        ("j2.phi", ""),
-        ("j2.w", ""),
-        // The frame moves with the prescribed angle and speed of j1.
-        ("b.r[1]", phi.as_str()),
-        ("b.Q[4]", phi.as_str()),
-        ("b.v[2]", phi_w.as_str()),
-        ("b.w[3]", phi_w.as_str()),
+        // depend on every input and state, through the mass matrix: no attribute.
+        ("j1.tau", None),
+        ("j2.a", None),
+        // States of the integrator: each is its own known.
+        ("j2.phi", known(&["j2.phi"])),
+        ("j2.w", known(&["j2.w"])),
+        // The frame moves with the prescribed angle (and speed) of j1 and the state of j2.
+        ("b.r[1]", known(&["j1.phi", "j2.phi"])),
+        ("b.Q[4]", known(&["j1.phi", "j2.phi"])),
+        ("b.v[2]", known(&["j1.phi", "j1.w", "j2.phi", "j2.w"])),
+        ("b.w[3]", known(&["j1.phi", "j1.w", "j2.phi", "j2.w"])),
     ];
     for (output, dependencies) in expected {
         assert_eq!(description.dependencies[output], dependencies, "{output}");
@@ -507,8 +506,9 @@ fn outputs_depend_on_the_inputs_that_act_on_them_within_a_step() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-/// The co-simulation example's crank, torque-driven: its angle and speed are integrator states
-/// and depend on no input within a step, its acceleration depends on the torque. The whole
+/// The co-simulation example's crank, torque-driven: its angle and speed are integrator states,
+/// each its own known and independent of the input within a step; its acceleration depends on
+/// every known (the torque and the states). The whole
 /// `<ModelStructure>` is compared with a golden file (a change in it is a change of the FMU's
 /// contract with masters, to be reviewed).
 #[test]
@@ -519,9 +519,12 @@ fn torque_driven_crank_declares_its_dependencies_as_the_golden_file() {
     let xml = String::from_utf8(read_entry(&fmu, "modelDescription.xml")).expect("UTF-8");
     let description = parse(&xml);
     let index = |name: &str| description.index_of(name);
-    assert_eq!(description.dependencies["crank.phi"], "");
-    assert_eq!(description.dependencies["crank.w"], "");
-    assert_eq!(description.dependencies["crank.a"], index("crank.tau"));
+    assert_eq!(
+        description.dependencies["crank.phi"],
+        Some(index("crank.phi"))
+    );
+    assert_eq!(description.dependencies["crank.w"], Some(index("crank.w")));
+    assert_eq!(description.dependencies["crank.a"], None);
     let start = xml.find("  <ModelStructure>").expect("a ModelStructure");
     let end = xml.find("</ModelStructure>").expect("its end") + "</ModelStructure>\n".len();
     let actual = &xml[start..end];

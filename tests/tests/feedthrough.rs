@@ -2,7 +2,7 @@
 //! point, which outputs change when an input changes. For the torque-driven crank of the
 //! co-simulation example the angle, the speed and the frame outputs are integrator states (the
 //! modelDescription.xml says they depend on no input) and only the acceleration follows the
-//! torque at once (it says `crank.a` depends on `crank.tau`).
+//! torque at once (it says `crank.a` depends on every known, `crank.tau` among them).
 
 use fmu3d_tests::fmi2_host::{Resources, Slave};
 use fmu_runtime::fmi2::types::Fmi2Status;

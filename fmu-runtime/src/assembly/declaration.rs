@@ -1,7 +1,8 @@
 //! How each variable of the table is declared to an FMI importer: causality, variability,
-//! initial and start (FMI 2.0.4 §2.2.7), and the direct dependencies of outputs on inputs
-//! (`<ModelStructure>`). The packager writes modelDescription.xml from these; the runtime's
-//! variable table is their one source.
+//! initial and start (FMI 2.0.4 §2.2.7), and what each output depends on (`<ModelStructure>`,
+//! §2.2.8): the inputs that act on it within a step, and the continuous states it is a function
+//! of. The packager writes modelDescription.xml from these; the runtime's variable table is
+//! their one source.
 //!
 //! | variable | causality | variability | initial | start |
 //! |---|---|---|---|---|
@@ -11,6 +12,8 @@
 //! | output | `output` | `continuous` | `calculated` | none |
 //! | state or derivative no output reports | `local` | `continuous` | `calculated` | none |
 
+use super::collision::CollisionSet;
+use super::state::StateLayout;
 use super::super_objects::Assembly;
 use super::variables::{
     Causality, ContactQuantity, DriveQuantity, FrameQuantity, VariableKind, VariableTable,
@@ -149,6 +152,128 @@ pub fn dependencies(
             motion_inputs_on(&path, with_speed)
         }
     }
+}
+
+/// What the knowns of the outputs are read from: the variable table and the structure of the
+/// model whose states it reports.
+#[derive(Debug, Clone, Copy)]
+pub struct Structure<'a> {
+    pub table: &'a VariableTable,
+    pub scene: &'a Scene,
+    pub assembly: &'a Assembly,
+    pub layout: &'a StateLayout,
+    pub collisions: &'a CollisionSet,
+}
+
+/// The knowns output `index` depends on (FMI 2.0.4 §2.2.8: the inputs and the continuous
+/// states), as variable indices, ascending; `None`, written as no `dependencies` attribute,
+/// where it may depend on every one of them: accelerations, drive and reaction forces and
+/// torques, through the mass matrix and the contacts. The inputs are [`dependencies`]'; of the
+/// states:
+///
+/// - a joint's angle or speed is its own state;
+/// - a frame's position and orientation depend on the position coordinates of the joints
+///   between its body and the world, its velocities on their speeds too; a cut-joint's
+///   coordinates likewise on the joints above both of its frames;
+/// - a contact's distance and penetration on the position coordinates above both bodies of
+///   every pair it reports, its normal force on their speeds too;
+/// - a drive's quantities on the drive's own states (parts, current, controller) and the states
+///   of the joint it drives.
+///
+/// `inputs`: [`input_indices`].
+pub fn output_dependencies(
+    structure: &Structure,
+    inputs: &[usize],
+    index: usize,
+) -> Option<Vec<usize>> {
+    let Structure {
+        table,
+        scene,
+        assembly,
+        layout,
+        collisions,
+    } = *structure;
+    // Indices in y of the coordinates (and speeds) of the joints above `bodies`.
+    let above = |bodies: &[usize], with_speed: bool| -> Vec<usize> {
+        let mut states = Vec::new();
+        for &body in bodies {
+            for b in bodies_to_world(assembly, body) {
+                if let Some(joint) = layout.joints[b] {
+                    states.extend(joint.positions());
+                    if with_speed {
+                        states.extend(joint.speeds());
+                    }
+                }
+            }
+        }
+        states
+    };
+    let states: Vec<usize> = match table.variables[index].kind {
+        VariableKind::JointAcceleration(_)
+        | VariableKind::JointForce(_)
+        | VariableKind::JointReaction { .. }
+        | VariableKind::StateDerivative(_)
+        | VariableKind::Drive {
+            quantity: DriveQuantity::FlangeTorque,
+            ..
+        } => return None,
+        VariableKind::Parameter(_) | VariableKind::DriveInput(_) => Vec::new(),
+        VariableKind::JointPosition(body) => layout.joints[body]
+            .map(|joint| joint.positions().collect())
+            .unwrap_or_default(),
+        VariableKind::JointSpeed(body) => layout.joints[body]
+            .map(|joint| joint.speeds().collect())
+            .unwrap_or_default(),
+        VariableKind::State(k) => vec![k],
+        VariableKind::Frame {
+            object, quantity, ..
+        } => above(
+            &[assembly.placement[object.0].0],
+            matches!(
+                quantity,
+                FrameQuantity::Velocity | FrameQuantity::AngularVelocity
+            ),
+        ),
+        VariableKind::CutJointPosition(cut, _) | VariableKind::CutJointSpeed(cut, _) => {
+            let cut_joint = &assembly.cut_joints[cut];
+            above(
+                &[cut_joint.body_a, cut_joint.body_b],
+                matches!(table.variables[index].kind, VariableKind::CutJointSpeed(..)),
+            )
+        }
+        VariableKind::Contact { report, quantity } => {
+            let bodies: Vec<usize> = collisions.reports[report]
+                .pairs
+                .iter()
+                .flat_map(|&(a, b)| [collisions.colliders[a].body, collisions.colliders[b].body])
+                .collect();
+            above(&bodies, quantity == ContactQuantity::NormalForce)
+        }
+        VariableKind::Drive { drive, .. } => {
+            let own = &layout.drives[drive];
+            let mut states: Vec<usize> = own
+                .parts
+                .iter()
+                .flat_map(|part| part.positions().chain(part.speeds()))
+                .chain(own.current)
+                .chain(own.controller)
+                .collect();
+            let joint = scene.drives[drive].1;
+            let driven = assembly
+                .super_objects
+                .iter()
+                .position(|so| so.joint.as_ref().is_some_and(|j| j.joint == joint));
+            if let Some(joint) = driven.and_then(|body| layout.joints[body]) {
+                states.extend(joint.positions().chain(joint.speeds()));
+            }
+            states
+        }
+    };
+    let mut known = dependencies(table, assembly, inputs, index);
+    known.extend(states.into_iter().map(|k| table.states[k].value));
+    known.sort_unstable();
+    known.dedup();
+    Some(known)
 }
 
 /// The indices of the input variables, in table order.

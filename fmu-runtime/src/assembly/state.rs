@@ -16,6 +16,22 @@ pub struct JointStates {
     pub q: usize,
     /// First velocity coordinate (1 for revolute/prismatic; 6 for free: v[3], w[3]).
     pub v: usize,
+    /// Number of position coordinates.
+    pub n_q: usize,
+    /// Number of velocity coordinates.
+    pub n_v: usize,
+}
+
+impl JointStates {
+    /// The indices of the position coordinates in y.
+    pub fn positions(&self) -> std::ops::Range<usize> {
+        self.q..self.q + self.n_q
+    }
+
+    /// The indices of the velocity coordinates in y.
+    pub fn speeds(&self) -> std::ops::Range<usize> {
+        self.v..self.v + self.n_v
+    }
 }
 
 /// The states of one drive train.
@@ -94,7 +110,12 @@ impl StateLayout {
             .into_iter()
             .map(|size| {
                 size.map(|(dq, dv)| {
-                    let states = JointStates { q, v };
+                    let states = JointStates {
+                        q,
+                        v,
+                        n_q: dq,
+                        n_v: dv,
+                    };
                     q += dq;
                     v += dv;
                     states
@@ -110,7 +131,12 @@ impl StateLayout {
             .map(|((drive, _), count)| {
                 let parts = (0..count)
                     .map(|_| {
-                        let states = JointStates { q, v };
+                        let states = JointStates {
+                            q,
+                            v,
+                            n_q: 1,
+                            n_v: 1,
+                        };
                         q += 1;
                         v += 1;
                         states

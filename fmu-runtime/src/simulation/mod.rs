@@ -504,6 +504,19 @@ impl Simulation {
         &self.ida.system().mechanism
     }
 
+    /// What the outputs' dependencies are declared from
+    /// ([`crate::assembly::declaration::output_dependencies`]).
+    pub fn structure(&self) -> crate::assembly::declaration::Structure<'_> {
+        let mechanism = self.mechanism();
+        crate::assembly::declaration::Structure {
+            table: &self.variables,
+            scene: &self.scene,
+            assembly: &self.assembly,
+            layout: &mechanism.layout,
+            collisions: &mechanism.collisions,
+        }
+    }
+
     /// Number of DAE variables.
     pub fn state_count(&self) -> usize {
         self.ida.system().mechanism.len()
