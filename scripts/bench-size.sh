@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --python >/dev/null
 cargo build --release -p packager >/dev/null 2>&1
 bash scripts/build.sh >/dev/null
-sizes=${1:-"1000 10000"}
+sizes=${*:-"1000 10000"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
