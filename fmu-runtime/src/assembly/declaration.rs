@@ -258,11 +258,7 @@ pub fn output_dependencies(
                 .chain(own.current)
                 .chain(own.controller)
                 .collect();
-            let joint = scene.drives[drive].1;
-            let driven = assembly
-                .super_objects
-                .iter()
-                .position(|so| so.joint.as_ref().is_some_and(|j| j.joint == joint));
+            let driven = assembly.body_of_joint(scene.drives[drive].1);
             if let Some(joint) = driven.and_then(|body| layout.joints[body]) {
                 states.extend(joint.positions().chain(joint.speeds()));
             }

@@ -84,6 +84,14 @@ pub struct Assembly {
 }
 
 impl Assembly {
+    /// The super-object that tree joint `joint` moves (a compound joint's first axis); `None`
+    /// for a cut-joint.
+    pub fn body_of_joint(&self, joint: JointHandle) -> Option<usize> {
+        self.super_objects
+            .iter()
+            .position(|so| so.joint.as_ref().is_some_and(|j| j.joint == joint))
+    }
+
     /// A name for super-object `index` in messages and animations: its root object's, or for a
     /// connector the joint's name and the coordinate of the axis before it (`cardan.phi_a`).
     pub fn body_name(&self, scene: &Scene, index: usize) -> String {

@@ -137,10 +137,7 @@ impl Mechanism {
             .iter()
             .enumerate()
             .filter_map(|(index, (spec, joint))| {
-                let body = assembly
-                    .super_objects
-                    .iter()
-                    .position(|so| so.joint.as_ref().is_some_and(|j| j.joint == *joint))?;
+                let body = assembly.body_of_joint(*joint)?;
                 Some(Drive::new(spec, body, &layout, index))
             })
             .collect();

@@ -446,7 +446,7 @@ fn free_rows(
     torque: &[Vector3<f64>],
     view: &mut crate::ida::DenseMatrixView<'_>,
 ) {
-    let own = (s.q..s.q + 7).contains(&column) || (s.v..s.v + 6).contains(&column);
+    let own = s.positions().contains(&column) || s.speeds().contains(&column);
     if let (true, Column::Free(c)) = (own, kind) {
         // ṙ − v: c_j by r, −1 by v.
         match c {
