@@ -34,10 +34,11 @@ pub(crate) struct CustomSystem {
 
 #[derive(Debug)]
 enum Content {
-    /// The matrix the callback fills and its latest factors.
+    /// The matrix the callback fills and its latest factors (kept, with their storage, from
+    /// one factorization to the next: [`BlockLu::refactor`]).
     Blocks {
         matrix: BlockMatrix,
-        factors: Option<BlockLu>,
+        factors: Box<BlockLu>,
     },
     /// The factors the callback forms.
     Factored(Option<Box<dyn FactoredMatrix>>),
@@ -65,7 +66,7 @@ impl CustomLinearAlgebra {
         let content = match kind {
             CustomKind::Blocks => Content::Blocks {
                 matrix: BlockMatrix::default(),
-                factors: None,
+                factors: Box::default(),
             },
             CustomKind::Factored => Content::Factored(None),
         };
@@ -225,16 +226,9 @@ unsafe extern "C" fn solver_setup(solver: sys::SUNLinearSolver, _: sys::SUNMatri
         Content::Blocks { matrix, factors } => (matrix, factors),
         Content::Factored(factors) => return if factors.is_some() { 0 } else { RECOVERABLE },
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| matrix.factor()));
-    match outcome {
-        Ok(Ok(lu)) => {
-            *factors = Some(lu);
-            0
-        }
-        Ok(Err(_)) => {
-            *factors = None;
-            RECOVERABLE
-        }
+    match catch_unwind(AssertUnwindSafe(|| factors.refactor(matrix))) {
+        Ok(Ok(())) => 0,
+        Ok(Err(_)) => RECOVERABLE,
         Err(_) => UNRECOVERABLE,
     }
 }
@@ -252,10 +246,7 @@ unsafe extern "C" fn solver_solve(
         return UNRECOVERABLE;
     };
     let n = match &system.content {
-        Content::Blocks {
-            factors: Some(_),
-            matrix,
-        } => matrix.size(),
+        Content::Blocks { factors, matrix } if factors.is_factored() => matrix.size(),
         Content::Factored(Some(factors)) => factors.size(),
         _ => return RECOVERABLE,
     };
@@ -277,9 +268,7 @@ unsafe extern "C" fn solver_solve(
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         x.copy_from_slice(b);
         match &system.content {
-            Content::Blocks {
-                factors: Some(lu), ..
-            } => lu.solve_in_place(x),
+            Content::Blocks { factors, .. } => factors.solve_in_place(x),
             Content::Factored(Some(factors)) => factors.solve_in_place(x),
             _ => false,
         }

@@ -17,6 +17,7 @@
 use nalgebra::{DMatrix, DVector, DVectorView, DVectorViewMut, Dyn, LU};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A diagonal block that could not be inverted during the elimination.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +46,20 @@ pub struct BlockMatrix {
     place: Vec<(usize, usize)>,
     /// Per column group: the blocks of that column, by row group (the diagonal one included).
     columns: Vec<BTreeMap<usize, DMatrix<f64>>>,
+    /// Names the pattern: a matrix made by [`BlockMatrix::new`] gets a new one, a clone keeps
+    /// it (its blocks cannot change). [`BlockLu::refactor`] reuses its symbolic part by it.
+    pattern: PatternId,
+}
+
+/// A number drawn once per pattern made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PatternId(u64);
+
+impl Default for PatternId {
+    fn default() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        PatternId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
 }
 
 impl BlockMatrix {
@@ -80,6 +95,7 @@ impl BlockMatrix {
             groups,
             place,
             columns,
+            pattern: PatternId::default(),
         })
     }
 
@@ -107,6 +123,11 @@ impl BlockMatrix {
     /// The number of rows (= columns).
     pub fn size(&self) -> usize {
         self.place.len()
+    }
+
+    /// Every stored block, column group by column group, each column's by row group.
+    fn blocks(&self) -> impl Iterator<Item = &DMatrix<f64>> {
+        self.columns.iter().flat_map(BTreeMap::values)
     }
 
     /// The number of stored entries (every entry of every block).
@@ -194,7 +215,8 @@ impl BlockMatrix {
         )
     }
 
-    /// The LU factorization, groups eliminated in minimum-degree order.
+    /// The LU factorization, groups eliminated in minimum-degree order ([`BlockLu::refactor`]
+    /// to factor again in the same storage).
     pub fn factor(&self) -> Result<BlockLu, Singular> {
         BlockLu::new(self)
     }
@@ -203,84 +225,198 @@ impl BlockMatrix {
 /// The factors of a [`BlockMatrix`]: for each group k in elimination order, the LU of its
 /// diagonal block D_k (after the updates of the groups eliminated before it), the blocks A_ik
 /// of the groups i eliminated after it, and X_kj = D_k⁻¹·A_kj.
-#[derive(Debug, Clone)]
+///
+/// Factoring has two parts. The *symbolic* one follows the matrix's pattern alone: the order
+/// of elimination, where fill-in appears, and one stored block (a *slot*) for every block of
+/// the filled pattern. The *numeric* one copies the matrix's entries into the slots and
+/// eliminates. [`BlockLu::refactor`] repeats only the numeric part while the matrix keeps its
+/// pattern (an integrator forms its iteration matrix again and again with the same bodies in
+/// contact): no allocation but the diagonal blocks' LUs, the same operations in the same order.
+#[derive(Debug, Clone, Default)]
 pub struct BlockLu {
+    /// The pattern the symbolic part was made for (`None`: none yet).
+    pattern: Option<u64>,
+    /// Whether the numeric part holds the factors of the matrix last given.
+    factored: bool,
     groups: Vec<Vec<usize>>,
     /// Where each group's unknowns start in the solve's work vector (groups one after another),
     /// and last the number of unknowns: group g's are `starts[g]..starts[g + 1]`.
     starts: Vec<usize>,
-    order: Vec<usize>,
+    /// The elimination, one step per group in order.
+    steps: Vec<Elimination>,
+    /// The blocks of the filled pattern.
+    slots: Vec<DMatrix<f64>>,
+    /// The slot of each stored block of the matrix, in the order of [`BlockMatrix::blocks`].
+    sources: Vec<usize>,
+    /// The LU of each group's diagonal block (by group), as the last numeric part left it.
     diagonal: Vec<Option<LU<f64, Dyn, Dyn>>>,
-    lower: Vec<Vec<(usize, DMatrix<f64>)>>,
-    upper: Vec<Vec<(usize, DMatrix<f64>)>>,
+}
+
+/// One group's elimination: its diagonal block's slot, the blocks A_ik (row group i, slot)
+/// below it, the blocks X_kj (column group j, slot) beside it, and the Schur updates it makes.
+#[derive(Debug, Clone)]
+struct Elimination {
+    group: usize,
+    diagonal: usize,
+    lower: Vec<(usize, usize)>,
+    upper: Vec<(usize, usize)>,
+    updates: Vec<SchurUpdate>,
+}
+
+/// A_ij −= A_ik·X_kj: the slots of A_ij, A_ik and X_kj. `first` where A_ij is fill-in that
+/// this update creates (it is written, not updated).
+#[derive(Debug, Clone, Copy)]
+struct SchurUpdate {
+    target: usize,
+    lower: usize,
+    upper: usize,
+    first: bool,
 }
 
 impl BlockLu {
     fn new(matrix: &BlockMatrix) -> Result<BlockLu, Singular> {
+        let mut lu = BlockLu::default();
+        lu.refactor(matrix)?;
+        Ok(lu)
+    }
+
+    /// Factors `matrix` in this storage: the numeric part alone when `matrix` has the pattern
+    /// these factors were made for, the symbolic part first when not. After an error the
+    /// factors solve nothing until a factorization succeeds.
+    pub fn refactor(&mut self, matrix: &BlockMatrix) -> Result<(), Singular> {
+        if self.pattern != Some(matrix.pattern.0) {
+            *self = BlockLu::symbolic(matrix)?;
+        }
+        self.numeric(matrix)
+    }
+
+    /// The elimination order (a group with the fewest coupled groups first) and the slots of
+    /// the filled pattern.
+    fn symbolic(matrix: &BlockMatrix) -> Result<BlockLu, Singular> {
         let count = matrix.groups.len();
-        // The not yet eliminated part, by column group then row group.
-        let mut work: Vec<BTreeMap<usize, DMatrix<f64>>> = matrix.columns.clone();
+        let size = |g: usize| matrix.groups[g].len();
+        let mut slots = Vec::new();
+        let mut sources = Vec::new();
+        // The not yet eliminated part's slots, by column group then row group.
+        let mut work: Vec<BTreeMap<usize, usize>> = vec![BTreeMap::new(); count];
+        for (cg, column) in matrix.columns.iter().enumerate() {
+            for &rg in column.keys() {
+                work[cg].insert(rg, slots.len());
+                sources.push(slots.len());
+                slots.push(DMatrix::zeros(size(rg), size(cg)));
+            }
+        }
         let mut eliminated = vec![false; count];
-        let degree = |column: &BTreeMap<usize, DMatrix<f64>>| column.len().saturating_sub(1);
+        let degree = |column: &BTreeMap<usize, usize>| column.len().saturating_sub(1);
         let mut queue: BinaryHeap<Reverse<(usize, usize)>> =
             (0..count).map(|g| Reverse((degree(&work[g]), g))).collect();
-        let starts = std::iter::once(0)
-            .chain(matrix.groups.iter().scan(0, |end, group| {
-                *end += group.len();
-                Some(*end)
-            }))
-            .collect();
-        let mut lu = BlockLu {
-            groups: matrix.groups.clone(),
-            starts,
-            order: Vec::with_capacity(count),
-            diagonal: vec![None; count],
-            lower: vec![Vec::new(); count],
-            upper: vec![Vec::new(); count],
-        };
+        let mut steps = Vec::with_capacity(count);
         while let Some(Reverse((d, k))) = queue.pop() {
             // Entries go stale when a neighbour's elimination changes the degree.
             if eliminated[k] || d != degree(&work[k]) {
                 continue;
             }
             eliminated[k] = true;
-            lu.order.push(k);
             let mut column = std::mem::take(&mut work[k]);
             let diagonal = column.remove(&k).ok_or(Singular { group: k })?;
-            let factors = LU::new(diagonal);
-            if !factors.is_invertible() {
-                return Err(Singular { group: k });
-            }
-            // Row k of the remaining matrix: A_kj sits in column j at row k.
+            // Row k of the remaining matrix: A_kj sits in column j at row k; X_kj takes its
+            // slot, which the remaining matrix no longer holds.
             let mut upper = Vec::with_capacity(column.len());
             for &j in column.keys() {
-                // X_kj overwrites A_kj, which the remaining matrix no longer holds.
-                let mut x_kj = work[j].remove(&k).ok_or(Singular { group: k })?;
-                if !factors.solve_mut(&mut x_kj) || x_kj.iter().any(|x| !x.is_finite()) {
-                    return Err(Singular { group: k });
-                }
-                upper.push((j, x_kj));
+                upper.push((j, work[j].remove(&k).ok_or(Singular { group: k })?));
             }
-            // The Schur complement: A_ij −= A_ik·X_kj for the remaining neighbours i, j, in
-            // place where A_ij is stored (no product allocated), a new block (fill-in) where not.
-            for (&i, a_ik) in &column {
-                for (j, x_kj) in &upper {
-                    match work[*j].get_mut(&i) {
-                        Some(block) => block.gemm(-1.0, a_ik, x_kj, 1.0),
+            // The Schur complement: A_ij −= A_ik·X_kj where A_ij is stored, a new slot
+            // (fill-in) where not.
+            let mut updates = Vec::with_capacity(column.len() * upper.len());
+            for (&i, &lower) in &column {
+                for &(j, upper) in &upper {
+                    let (target, first) = match work[j].get(&i) {
+                        Some(&slot) => (slot, false),
                         None => {
-                            work[*j].insert(i, -(a_ik * x_kj));
+                            work[j].insert(i, slots.len());
+                            slots.push(DMatrix::zeros(size(i), size(j)));
+                            (slots.len() - 1, true)
                         }
-                    }
+                    };
+                    updates.push(SchurUpdate {
+                        target,
+                        lower,
+                        upper,
+                        first,
+                    });
                 }
             }
             for &j in column.keys() {
                 queue.push(Reverse((degree(&work[j]), j)));
             }
-            lu.diagonal[k] = Some(factors);
-            lu.lower[k] = column.into_iter().collect();
-            lu.upper[k] = upper;
+            steps.push(Elimination {
+                group: k,
+                diagonal,
+                lower: column.into_iter().collect(),
+                upper,
+                updates,
+            });
         }
-        Ok(lu)
+        let starts = std::iter::once(0)
+            .chain(matrix.groups.iter().scan(0, |end, group| {
+                *end += group.len();
+                Some(*end)
+            }))
+            .collect();
+        Ok(BlockLu {
+            pattern: Some(matrix.pattern.0),
+            factored: false,
+            groups: matrix.groups.clone(),
+            starts,
+            steps,
+            slots,
+            sources,
+            diagonal: vec![None; count],
+        })
+    }
+
+    /// Whether the factors are those of the matrix last given (the last factorization
+    /// succeeded).
+    pub fn is_factored(&self) -> bool {
+        self.factored
+    }
+
+    /// The block elimination on the symbolic part's slots.
+    fn numeric(&mut self, matrix: &BlockMatrix) -> Result<(), Singular> {
+        self.factored = false;
+        for (block, &slot) in matrix.blocks().zip(&self.sources) {
+            self.slots[slot].copy_from(block);
+        }
+        for step in &self.steps {
+            let k = step.group;
+            let factors = LU::new(self.slots[step.diagonal].clone());
+            if !factors.is_invertible() {
+                return Err(Singular { group: k });
+            }
+            for &(_, slot) in &step.upper {
+                let x_kj = &mut self.slots[slot];
+                if !factors.solve_mut(x_kj) || x_kj.iter().any(|x| !x.is_finite()) {
+                    return Err(Singular { group: k });
+                }
+            }
+            for update in &step.updates {
+                // The target is neither of the other two slots (it is in another row and
+                // column group than group k): taken out for the product, then put back.
+                let mut target =
+                    std::mem::replace(&mut self.slots[update.target], DMatrix::zeros(0, 0));
+                let beta = if update.first { 0.0 } else { 1.0 };
+                target.gemm(
+                    -1.0,
+                    &self.slots[update.lower],
+                    &self.slots[update.upper],
+                    beta,
+                );
+                self.slots[update.target] = target;
+            }
+            self.diagonal[k] = Some(factors);
+        }
+        self.factored = true;
+        Ok(())
     }
 
     /// Solves A·x = b in place (`b` becomes x). Returns `false` (b unspecified) when `b` has
@@ -289,7 +425,7 @@ impl BlockLu {
     /// per Newton iteration.
     pub fn solve_in_place(&self, b: &mut [f64]) -> bool {
         let n = self.starts.last().copied().unwrap_or(0);
-        if b.len() != n {
+        if b.len() != n || !self.factored {
             return false;
         }
         let range = |g: usize| self.starts[g]..self.starts[g + 1];
@@ -314,7 +450,8 @@ impl BlockLu {
                 *value -= change;
             }
         };
-        for &k in &self.order {
+        for step in &self.steps {
+            let k = step.group;
             let Some(factors) = &self.diagonal[k] else {
                 return false;
             };
@@ -322,13 +459,13 @@ impl BlockLu {
             if !factors.solve_mut(&mut DVectorViewMut::from_slice(&mut z[range(k)], width)) {
                 return false;
             }
-            for (i, a_ik) in &self.lower[k] {
-                subtract(&mut z, *i, a_ik, k);
+            for &(i, slot) in &step.lower {
+                subtract(&mut z, i, &self.slots[slot], k);
             }
         }
-        for &k in self.order.iter().rev() {
-            for (j, x_kj) in &self.upper[k] {
-                subtract(&mut z, k, x_kj, *j);
+        for step in self.steps.iter().rev() {
+            for &(j, slot) in &step.upper {
+                subtract(&mut z, step.group, &self.slots[slot], j);
             }
         }
         for (g, members) in self.groups.iter().enumerate() {
@@ -341,15 +478,7 @@ impl BlockLu {
 
     /// The number of entries stored in the factors (diagonal LUs and off-diagonal blocks).
     pub fn stored_entries(&self) -> usize {
-        let diagonal: usize = self.groups.iter().map(|g| g.len() * g.len()).sum();
-        let off: usize = self
-            .lower
-            .iter()
-            .chain(&self.upper)
-            .flatten()
-            .map(|(_, block)| block.len())
-            .sum();
-        diagonal + off
+        self.slots.iter().map(DMatrix::len).sum()
     }
 }
 
@@ -424,6 +553,59 @@ mod tests {
             let residual = back.iter().zip(&b).map(|(a, e)| (a - e).abs()).fold(0.0, f64::max);
             prop_assert!(residual < 1e-14, "residual {residual:e}");
         }
+    }
+
+    /// Factoring again in the same storage, with the pattern kept, gives what factoring anew
+    /// gives, to the bit; with another pattern it starts over; after a singular block it
+    /// solves nothing until a factorization succeeds.
+    #[test]
+    fn factoring_again_in_place_gives_a_fresh_factorizations_bits() {
+        let groups = vec![vec![0, 3], vec![1], vec![2, 4], vec![5, 6]];
+        // A ring 0–1–2–3–0: eliminating any group couples its two neighbours (fill-in).
+        let links = [(0, 1), (1, 2), (2, 3), (3, 0)];
+        let mut matrix = BlockMatrix::new(groups.clone(), &links).unwrap();
+        let fill = |matrix: &mut BlockMatrix, scale: f64| {
+            for col in 0..7 {
+                matrix.set_column(col, |row| {
+                    let off = ((row * 7 + col) as f64 * scale).sin();
+                    if row == col {
+                        off + 9.0
+                    } else {
+                        off
+                    }
+                });
+            }
+        };
+        let b: Vec<f64> = (0..7).map(|i| 1.0 + i as f64).collect();
+        let solve = |lu: &BlockLu| {
+            let mut x = b.clone();
+            assert!(lu.solve_in_place(&mut x));
+            x
+        };
+        fill(&mut matrix, 0.3);
+        let mut kept = matrix.factor().unwrap();
+        assert!(kept.stored_entries() > matrix.stored_entries(), "no fill-in to reuse");
+        for scale in [0.7, 1.9, 0.3] {
+            fill(&mut matrix, scale);
+            kept.refactor(&matrix).unwrap();
+            assert_eq!(solve(&kept), solve(&matrix.factor().unwrap()), "scale {scale}");
+        }
+        // Another pattern (the ring open between 1 and 2).
+        let mut other = BlockMatrix::new(groups.clone(), &[links[0], links[2], links[3]]).unwrap();
+        fill(&mut other, 1.1);
+        kept.refactor(&other).unwrap();
+        assert_eq!(kept.stored_entries(), other.factor().unwrap().stored_entries());
+        assert_eq!(solve(&kept), solve(&other.factor().unwrap()));
+        // A singular block, then a regular matrix again.
+        for col in 0..7 {
+            other.set_column(col, |row| if groups[1].contains(&row) { 0.0 } else { 1.0 });
+        }
+        assert!(kept.refactor(&other).is_err());
+        assert!(!kept.is_factored());
+        assert!(!kept.solve_in_place(&mut b.clone()));
+        fill(&mut other, 1.1);
+        kept.refactor(&other).unwrap();
+        assert_eq!(solve(&kept), solve(&other.factor().unwrap()));
     }
 
     /// A chain of groups 0–1–2–…: eliminated from its ends inward, no fill beyond the chain,

@@ -25,10 +25,10 @@ use super::super::mechanism::{Body, Mechanism, WORLD_BODY};
 use super::super::residual::{Penetrating, Workspace, QUATERNION_NORM_RATE};
 use super::contact::{pair_loads, skew, supported, Unsupported};
 use crate::assembly::TreeJointKind;
+use crate::collision::broad_phase::IndexMap;
 use crate::ida::JacobianMatrix;
 use crate::linalg::BlockMatrix;
 use nalgebra::{Matrix3, SMatrix, Vector3};
-use std::collections::BTreeMap;
 
 /// States per free body: r (3), Q (4), v (3), ω (3).
 pub(super) const STATES: usize = 13;
@@ -129,10 +129,12 @@ impl FreeBodies {
             .iter()
             .map(|b| MotionMap::new(mechanism, ws, y, cj, b))
             .collect();
-        let mut blocks: BTreeMap<(usize, usize), Block> = BTreeMap::new();
-        for (i, b) in self.bodies.iter().enumerate() {
-            blocks.insert((i, i), own_block(mechanism, ws, y, cj, b, &maps[i]));
-        }
+        let mut blocks = Blocks {
+            own: (self.bodies.iter().zip(&maps))
+                .map(|(b, map)| own_block(mechanism, ws, y, cj, b, map))
+                .collect(),
+            ..Blocks::default()
+        };
         if mechanism.collisions.has_pairs() && !ws.contact_loads_frozen {
             let set = &mechanism.collisions;
             // The pairs that penetrate at the workspace's evaluation, as the residual met them:
@@ -160,7 +162,7 @@ impl FreeBodies {
                         let map = &maps[column];
                         let f = map.by_states(&force.fixed_view::<3, 12>(0, offset).into_owned());
                         let t = map.by_states(&torque.fixed_view::<3, 12>(0, offset).into_owned());
-                        let block = blocks.entry((row, column)).or_insert_with(Block::zeros);
+                        let block = blocks.get_mut(row, column);
                         let mut rows = block.fixed_view_mut::<3, STATES>(V, 0);
                         rows -= frame.transpose() * f;
                         let mut rows = block.fixed_view_mut::<3, STATES>(W, 0);
@@ -171,8 +173,7 @@ impl FreeBodies {
         }
         match jac {
             JacobianMatrix::Blocks(matrix) => {
-                let links: Vec<(usize, usize)> =
-                    blocks.keys().filter(|(r, c)| r != c).copied().collect();
+                let links: Vec<(usize, usize)> = blocks.coupled.iter().map(|(at, _)| *at).collect();
                 // The same bodies in contact as last time: the matrix's blocks are those of
                 // `blocks` (every one is written below). Otherwise a new pattern; the groups
                 // partition the states (checked in `new`), so `BlockMatrix::new` cannot fail.
@@ -181,7 +182,7 @@ impl FreeBodies {
                         **matrix = fresh;
                     }
                 }
-                for (&(row, column), block) in &blocks {
+                for ((row, column), block) in blocks.iter() {
                     if let Some(stored) = matrix.block_mut(row, column) {
                         stored.copy_from(block);
                     }
@@ -190,7 +191,7 @@ impl FreeBodies {
             // Not a matrix of entries: the difference quotients' business.
             JacobianMatrix::Factored(_) => return Err(Unsupported),
             JacobianMatrix::Dense(view) => {
-                for (&(row, column), block) in &blocks {
+                for ((row, column), block) in blocks.iter() {
                     for (r, &i) in self.groups[row].iter().enumerate() {
                         for (c, &j) in self.groups[column].iter().enumerate() {
                             view.set(i, j, block[(r, c)]);
@@ -200,6 +201,41 @@ impl FreeBodies {
             }
         }
         Ok(())
+    }
+}
+
+/// The blocks of J a Jacobian fills: each body's own, in a vector by body, and those that
+/// couple two bodies in contact, found by their (row, column) body pair. (A map of all
+/// blocks moved each 1.4 kB block as its nodes filled: 2 % of a thousand poured balls' run.)
+#[derive(Default)]
+struct Blocks {
+    own: Vec<Block>,
+    coupled: Vec<((usize, usize), Block)>,
+    index: IndexMap<(usize, usize), usize>,
+}
+
+impl Blocks {
+    /// The block of body `row`'s equations and body `column`'s states, zero where new.
+    fn get_mut(&mut self, row: usize, column: usize) -> &mut Block {
+        if row == column {
+            return &mut self.own[row];
+        }
+        let next = self.coupled.len();
+        let at = *self.index.entry((row, column)).or_insert(next);
+        if at == next {
+            self.coupled.push(((row, column), Block::zeros()));
+        }
+        &mut self.coupled[at].1
+    }
+
+    /// Every block with its (row, column) body pair.
+    fn iter(&self) -> impl Iterator<Item = ((usize, usize), &Block)> {
+        let own = self
+            .own
+            .iter()
+            .enumerate()
+            .map(|(i, block)| ((i, i), block));
+        own.chain(self.coupled.iter().map(|(at, block)| (*at, block)))
     }
 }
 
