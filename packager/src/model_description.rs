@@ -227,6 +227,7 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
     let table = &sim.variables.variables;
     let outputs: Vec<usize> = sim.variables.outputs().map(|(i, _)| i).collect();
     let inputs = input_indices(&sim.variables);
+    let structure = sim.structure();
     // Initial unknowns (FMI 2.0.4 §2.2.8): outputs with initial "approx" or "calculated" and
     // calculated parameters, in variable order. What is known at initialization: the parameters
     // with initial "exact" and the inputs.
@@ -242,7 +243,7 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
                 // rest as during a step.
                 "output" => {
                     let mut known = exact_parameters.clone();
-                    known.extend(dependencies(&sim.variables, &sim.assembly, &inputs, i));
+                    known.extend(dependencies(&structure, &inputs, i));
                     known.sort_unstable();
                     known.dedup();
                     Some((i, Some(known)))
@@ -257,7 +258,6 @@ fn model_structure(w: &mut Writer<Vec<u8>>, sim: &Simulation) -> io::Result<()> 
         .write_inner_content(|w| {
             if !outputs.is_empty() {
                 w.create_element("Outputs").write_inner_content(|w| {
-                    let structure = sim.structure();
                     for &i in &outputs {
                         let known = output_dependencies(&structure, &inputs, i);
                         unknown(w, i, known.as_deref())?;
@@ -393,12 +393,7 @@ drive G { joint = turn; motor { R = 1 Ohm; L = 2 mH; k = 0.1 N.m/A; J = 1e-4 kg.
         }
         for (k, &output) in outputs.iter().enumerate() {
             let name = &sim.variables.variables[output].name;
-            let declared = dependencies(
-                &sim.variables,
-                &sim.assembly,
-                &input_indices(&sim.variables),
-                output,
-            );
+            let declared = dependencies(&sim.structure(), &input_indices(&sim.variables), output);
             assert!(
                 changed_by[k].iter().all(|i| declared.contains(i)),
                 "{name}: declared {declared:?}, changed by {:?}",
@@ -467,6 +462,66 @@ drive G { joint = turn; motor { R = 1 Ohm; L = 2 mH; k = 0.1 N.m/A; J = 1e-4 kg.
         }
         println!("{checked} (output, state) dependencies seen, every one declared");
         assert!(checked > 100, "{checked}");
+    }
+
+    /// A contact's outputs declare the prescribed motions that move its bodies, and no other
+    /// (the normal force the speeds too, which its damping may read):
+    /// a ball pressed onto a pad that a motion input lifts, beside an arm that another motion
+    /// input swings. Each input is changed alone and the outputs are read again at once.
+    #[test]
+    fn contact_outputs_declare_the_motions_that_move_their_bodies() {
+        const PAD: &str = r#"
+model pad
+object pad { shape box { lengths = [0.2, 0.02, 0.2] }; mass { material = steel }; contact { material = steel } }
+joint lift prismatic { from = world; to = pad; axis = y; flange = motion }
+object ball { shape sphere { diameter = 0.05 }; mass { material = steel }; contact { material = steel } }
+joint fall free { from = world; to = ball; position = [0, 0.03499, 0]; v = [0, -0.1, 0] }
+object arm { shape box { lengths = [0.1, 0.01, 0.01] }; mass { material = steel } }
+joint swing revolute { from = world; to = arm; axis = z; flange = motion }
+contact_output touch { from = ball; to = pad }
+"#;
+        let spec = model::load_str_with(PAD, "pad.m3d", &[]).expect("loads");
+        let mut sim = Simulation::new(spec, SimulationOptions::default()).expect("starts");
+        let inputs = input_indices(&sim.variables);
+        let names: Vec<String> = sim.variables.variables.iter().map(|v| v.name.clone()).collect();
+        let name = |i: usize| names[i].clone();
+        let contact: Vec<usize> = ["touch.distance", "touch.penetration", "touch.f_n"]
+            .iter()
+            .map(|n| sim.variables.find(n).expect("a contact output"))
+            .collect();
+        let before = sim.values_of(&contact);
+        assert!(before[2] > 0.0, "the ball presses on the pad: f_n = {}", before[2]);
+        let mut changed_by = vec![Vec::new(); contact.len()];
+        for &input in &inputs {
+            let value = sim.input(input).expect("an input");
+            sim.set_input(input, value + 1e-4).expect("sets");
+            for (k, after) in sim.values_of(&contact).iter().enumerate() {
+                if (after - before[k]).abs() > 1e-12 * (1.0 + before[k].abs()) {
+                    changed_by[k].push(name(input));
+                }
+            }
+            sim.set_input(input, value).expect("sets back");
+        }
+        let structure = sim.structure();
+        for (k, &output) in contact.iter().enumerate() {
+            let declared: Vec<String> = dependencies(&structure, &inputs, output)
+                .into_iter()
+                .map(name)
+                .collect();
+            println!("{}: changed by {:?}, declares {declared:?}", name(output), changed_by[k]);
+            assert!(
+                changed_by[k].iter().all(|i| declared.contains(i)),
+                "{}: declares {declared:?}, changed by {:?}",
+                name(output),
+                changed_by[k]
+            );
+            assert!(
+                declared.iter().all(|i| i.starts_with("lift.")),
+                "{}: declares {declared:?}; the arm's motion moves neither body",
+                name(output)
+            );
+        }
+        assert_eq!(changed_by[0], ["lift.s"], "the pad's lift moves the contact");
     }
 
     #[test]

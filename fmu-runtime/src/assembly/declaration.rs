@@ -67,89 +67,175 @@ pub fn declaration(table: &VariableTable, scene: &Scene, index: usize) -> Declar
     }
 }
 
-/// The inputs (value references) that output `index` depends on directly, within one
-/// communication step, ascending:
-///
-/// - a joint acceleration output (force-driven joint) and a drive torque (force) output
-///   (motion-driven joint) depend on every input: through the mass matrix, the acceleration of
-///   one joint depends on the drive torques and prescribed motions of all joints;
-/// - a joint angle or speed output (passive or force-driven joint) is a state of the integrator
-///   and depends on no input;
-/// - a frame's position and orientation depend on the prescribed angle (position) input of every
-///   motion-driven joint between the frame's body and the world, its velocity and angular
-///   velocity on those joints' angle and speed inputs.
+/// What a variable is computed from: the one rule the inputs ([`dependencies`]) and the states
+/// ([`output_dependencies`]) an output depends on are both read from.
+enum Source {
+    /// Every input and every state: an acceleration, through the mass matrix, depends on the
+    /// drive torques and prescribed motions of all joints and on the contacts; the drive and
+    /// reaction forces and torques balance the accelerations.
+    Everything,
+    /// The motion of `bodies` (their positions; their velocities too `with_speed`): the
+    /// coordinates of the joints between them and the world, the prescribed positions (and
+    /// speeds) of the motion-driven ones among them; and besides these the `inputs` and `states`
+    /// (table and state indices) of the variable's own element.
+    Motion {
+        bodies: Vec<usize>,
+        with_speed: bool,
+        inputs: Vec<usize>,
+        states: Vec<usize>,
+    },
+}
+
+impl Source {
+    /// The element's own inputs and states alone.
+    fn own(inputs: Vec<usize>, states: Vec<usize>) -> Source {
+        Source::Motion {
+            bodies: Vec::new(),
+            with_speed: false,
+            inputs,
+            states,
+        }
+    }
+
+    /// The motion of `bodies` alone.
+    fn motion(bodies: Vec<usize>, with_speed: bool) -> Source {
+        Source::Motion {
+            bodies,
+            with_speed,
+            inputs: Vec::new(),
+            states: Vec::new(),
+        }
+    }
+
+    fn of(structure: &Structure, inputs: &[usize], index: usize) -> Source {
+        let Structure {
+            table,
+            scene,
+            assembly,
+            layout,
+            collisions,
+        } = *structure;
+        let kind = table.variables[index].kind;
+        match kind {
+            VariableKind::JointAcceleration(_)
+            | VariableKind::JointForce(_)
+            | VariableKind::JointReaction { .. }
+            | VariableKind::StateDerivative(_)
+            | VariableKind::Drive {
+                quantity: DriveQuantity::FlangeTorque,
+                ..
+            } => Source::Everything,
+            VariableKind::Parameter(_) | VariableKind::DriveInput(_) => Source::own(vec![], vec![]),
+            // A joint's angle and speed are states of the integrator, not functions of inputs.
+            VariableKind::JointPosition(body) => Source::own(
+                vec![],
+                layout.joints[body]
+                    .map(|joint| joint.positions().collect())
+                    .unwrap_or_default(),
+            ),
+            VariableKind::JointSpeed(body) => Source::own(
+                vec![],
+                layout.joints[body]
+                    .map(|joint| joint.speeds().collect())
+                    .unwrap_or_default(),
+            ),
+            VariableKind::State(k) => Source::own(vec![], vec![k]),
+            VariableKind::Frame {
+                object, quantity, ..
+            } => Source::motion(
+                vec![assembly.placement[object.0].0],
+                matches!(
+                    quantity,
+                    FrameQuantity::Velocity | FrameQuantity::AngularVelocity
+                ),
+            ),
+            // A cut-joint's coordinates follow from the motion of its two frames.
+            VariableKind::CutJointPosition(cut, _) | VariableKind::CutJointSpeed(cut, _) => {
+                let cut_joint = &assembly.cut_joints[cut];
+                Source::motion(
+                    vec![cut_joint.body_a, cut_joint.body_b],
+                    matches!(kind, VariableKind::CutJointSpeed(..)),
+                )
+            }
+            // A contact's distance and penetration follow from the positions of the bodies of
+            // its pairs, its normal force from their velocities too.
+            VariableKind::Contact { report, quantity } => Source::motion(
+                collisions.reports[report]
+                    .pairs
+                    .iter()
+                    .flat_map(|&(a, b)| {
+                        [collisions.colliders[a].body, collisions.colliders[b].body]
+                    })
+                    .collect(),
+                quantity == ContactQuantity::NormalForce,
+            ),
+            // A drive's quantities are its own states (parts, current, controller) and those of
+            // the joint it drives, or functions of them; the electrical power v·i takes the
+            // motor's voltage input too.
+            VariableKind::Drive { drive, quantity } => {
+                let own = &layout.drives[drive];
+                let mut states: Vec<usize> = own
+                    .parts
+                    .iter()
+                    .flat_map(|part| part.positions().chain(part.speeds()))
+                    .chain(own.current)
+                    .chain(own.controller)
+                    .collect();
+                let driven = assembly.body_of_joint(scene.drives[drive].1);
+                if let Some(joint) = driven.and_then(|body| layout.joints[body]) {
+                    states.extend(joint.positions().chain(joint.speeds()));
+                }
+                let voltage = match quantity {
+                    DriveQuantity::ElectricalPower => inputs
+                        .iter()
+                        .copied()
+                        .filter(|&i| table.variables[i].kind == VariableKind::DriveInput(drive))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                Source::own(voltage, states)
+            }
+        }
+    }
+}
+
+/// The inputs (variable indices) that output `index` depends on directly, within one
+/// communication step, ascending ([`Source`]): every input for accelerations and for the drive
+/// and reaction forces and torques; for a frame, a cut-joint or a contact, the prescribed
+/// position (and, for velocities and forces, speed) of every motion-driven joint between its
+/// bodies and the world; the voltage for a motor's electrical power; none for the joints' and
+/// drives' states.
 ///
 /// `inputs`: the indices of the input variables ([`input_indices`], found once for all the
 /// outputs: a scan of the table per output would be quadratic in the model's size).
-pub fn dependencies(
-    table: &VariableTable,
-    assembly: &Assembly,
-    inputs: &[usize],
-    index: usize,
-) -> Vec<usize> {
-    let table = &table.variables;
-    let inputs = || inputs.iter().map(|&i| (i, &table[i]));
-    // The prescribed positions (and speeds) of the motion-driven joints on a path of bodies.
-    let motion_inputs_on = |path: &[usize], with_speed: bool| -> Vec<usize> {
-        inputs()
-            .filter(|(_, v)| match v.kind {
-                VariableKind::JointPosition(body) => path.contains(&body),
-                VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
-                _ => false,
-            })
-            .map(|(i, _)| i)
-            .collect()
-    };
-    match table[index].kind {
-        // Reactions depend on accelerations, so on every input.
-        VariableKind::JointAcceleration(_)
-        | VariableKind::JointForce(_)
-        | VariableKind::JointReaction { .. } => inputs().map(|(i, _)| i).collect(),
-        VariableKind::Parameter(_)
-        | VariableKind::JointPosition(_)
-        | VariableKind::JointSpeed(_)
-        | VariableKind::DriveInput(_)
-        | VariableKind::State(_) => Vec::new(),
-        // An acceleration: through the mass matrix, on every input.
-        VariableKind::StateDerivative(_) => inputs().map(|(i, _)| i).collect(),
-        // The flange torque balances the accelerations, so it depends on every input; the
-        // electrical power v·i on the motor's voltage input; the other drive outputs are states
-        // (angles, speeds, the current) or functions of them alone.
-        VariableKind::Drive { drive, quantity } => match quantity {
-            DriveQuantity::FlangeTorque => inputs().map(|(i, _)| i).collect(),
-            DriveQuantity::ElectricalPower => inputs()
-                .filter(|(_, v)| v.kind == VariableKind::DriveInput(drive))
-                .map(|(i, _)| i)
-                .collect(),
-            _ => Vec::new(),
-        },
-        // A contact depends on the positions of the bodies (its force also on their speeds):
-        // of the inputs, on the prescribed motions.
-        VariableKind::Contact { quantity, .. } => inputs()
-            .filter(|(_, v)| match v.kind {
-                VariableKind::JointPosition(_) => true,
-                VariableKind::JointSpeed(_) => quantity == ContactQuantity::NormalForce,
-                _ => false,
-            })
-            .map(|(i, _)| i)
-            .collect(),
-        // A cut-joint's coordinates follow from the motion of its two frames.
-        VariableKind::CutJointPosition(cut, _) | VariableKind::CutJointSpeed(cut, _) => {
-            let cut_joint = &assembly.cut_joints[cut];
-            let mut path = bodies_to_world(assembly, cut_joint.body_a);
-            path.extend(bodies_to_world(assembly, cut_joint.body_b));
-            let with_speed = matches!(table[index].kind, VariableKind::CutJointSpeed(..));
-            motion_inputs_on(&path, with_speed)
-        }
-        VariableKind::Frame {
-            object, quantity, ..
+pub fn dependencies(structure: &Structure, inputs: &[usize], index: usize) -> Vec<usize> {
+    let assembly = structure.assembly;
+    let table = &structure.table.variables;
+    match Source::of(structure, inputs, index) {
+        Source::Everything => inputs.to_vec(),
+        Source::Motion {
+            bodies,
+            with_speed,
+            inputs: own,
+            ..
         } => {
-            let path = bodies_to_world(assembly, assembly.placement[object.0].0);
-            let with_speed = matches!(
-                quantity,
-                FrameQuantity::Velocity | FrameQuantity::AngularVelocity
-            );
-            motion_inputs_on(&path, with_speed)
+            let path: Vec<usize> = bodies
+                .iter()
+                .flat_map(|&body| bodies_to_world(assembly, body))
+                .collect();
+            let mut known: Vec<usize> = inputs
+                .iter()
+                .copied()
+                .filter(|&i| match table[i].kind {
+                    VariableKind::JointPosition(body) => path.contains(&body),
+                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
+                    _ => false,
+                })
+                .chain(own)
+                .collect();
+            known.sort_unstable();
+            known.dedup();
+            known
         }
     }
 }
@@ -167,18 +253,10 @@ pub struct Structure<'a> {
 
 /// The knowns output `index` depends on (FMI 2.0.4 §2.2.8: the inputs and the continuous
 /// states), as variable indices, ascending; `None`, written as no `dependencies` attribute,
-/// where it may depend on every one of them: accelerations, drive and reaction forces and
-/// torques, through the mass matrix and the contacts. The inputs are [`dependencies`]'; of the
-/// states:
-///
-/// - a joint's angle or speed is its own state;
-/// - a frame's position and orientation depend on the position coordinates of the joints
-///   between its body and the world, its velocities on their speeds too; a cut-joint's
-///   coordinates likewise on the joints above both of its frames;
-/// - a contact's distance and penetration on the position coordinates above both bodies of
-///   every pair it reports, its normal force on their speeds too;
-/// - a drive's quantities on the drive's own states (parts, current, controller) and the states
-///   of the joint it drives.
+/// where it may depend on every one of them ([`Source::Everything`]). The inputs are
+/// [`dependencies`]'; the states are the coordinates of the joints between the output's bodies
+/// and the world (their speeds too where the output is a velocity or a force), and the states of
+/// its own element: a joint's own, a drive's own with those of the joint it drives.
 ///
 /// `inputs`: [`input_indices`].
 pub fn output_dependencies(
@@ -186,87 +264,29 @@ pub fn output_dependencies(
     inputs: &[usize],
     index: usize,
 ) -> Option<Vec<usize>> {
-    let Structure {
-        table,
-        scene,
-        assembly,
-        layout,
-        collisions,
-    } = *structure;
-    // Indices in y of the coordinates (and speeds) of the joints above `bodies`.
-    let above = |bodies: &[usize], with_speed: bool| -> Vec<usize> {
-        let mut states = Vec::new();
-        for &body in bodies {
-            for b in bodies_to_world(assembly, body) {
-                if let Some(joint) = layout.joints[b] {
-                    states.extend(joint.positions());
-                    if with_speed {
-                        states.extend(joint.speeds());
-                    }
+    let Source::Motion {
+        bodies,
+        with_speed,
+        states: mut own,
+        ..
+    } = Source::of(structure, inputs, index)
+    else {
+        return None;
+    };
+    let (assembly, layout) = (structure.assembly, structure.layout);
+    for &body in &bodies {
+        for b in bodies_to_world(assembly, body) {
+            if let Some(joint) = layout.joints[b] {
+                own.extend(joint.positions());
+                if with_speed {
+                    own.extend(joint.speeds());
                 }
             }
         }
-        states
-    };
-    let states: Vec<usize> = match table.variables[index].kind {
-        VariableKind::JointAcceleration(_)
-        | VariableKind::JointForce(_)
-        | VariableKind::JointReaction { .. }
-        | VariableKind::StateDerivative(_)
-        | VariableKind::Drive {
-            quantity: DriveQuantity::FlangeTorque,
-            ..
-        } => return None,
-        VariableKind::Parameter(_) | VariableKind::DriveInput(_) => Vec::new(),
-        VariableKind::JointPosition(body) => layout.joints[body]
-            .map(|joint| joint.positions().collect())
-            .unwrap_or_default(),
-        VariableKind::JointSpeed(body) => layout.joints[body]
-            .map(|joint| joint.speeds().collect())
-            .unwrap_or_default(),
-        VariableKind::State(k) => vec![k],
-        VariableKind::Frame {
-            object, quantity, ..
-        } => above(
-            &[assembly.placement[object.0].0],
-            matches!(
-                quantity,
-                FrameQuantity::Velocity | FrameQuantity::AngularVelocity
-            ),
-        ),
-        VariableKind::CutJointPosition(cut, _) | VariableKind::CutJointSpeed(cut, _) => {
-            let cut_joint = &assembly.cut_joints[cut];
-            above(
-                &[cut_joint.body_a, cut_joint.body_b],
-                matches!(table.variables[index].kind, VariableKind::CutJointSpeed(..)),
-            )
-        }
-        VariableKind::Contact { report, quantity } => {
-            let bodies: Vec<usize> = collisions.reports[report]
-                .pairs
-                .iter()
-                .flat_map(|&(a, b)| [collisions.colliders[a].body, collisions.colliders[b].body])
-                .collect();
-            above(&bodies, quantity == ContactQuantity::NormalForce)
-        }
-        VariableKind::Drive { drive, .. } => {
-            let own = &layout.drives[drive];
-            let mut states: Vec<usize> = own
-                .parts
-                .iter()
-                .flat_map(|part| part.positions().chain(part.speeds()))
-                .chain(own.current)
-                .chain(own.controller)
-                .collect();
-            let driven = assembly.body_of_joint(scene.drives[drive].1);
-            if let Some(joint) = driven.and_then(|body| layout.joints[body]) {
-                states.extend(joint.positions().chain(joint.speeds()));
-            }
-            states
-        }
-    };
-    let mut known = dependencies(table, assembly, inputs, index);
-    known.extend(states.into_iter().map(|k| table.states[k].value));
+    }
+    let table = structure.table;
+    let mut known = dependencies(structure, inputs, index);
+    known.extend(own.into_iter().map(|k| table.states[k].value));
     known.sort_unstable();
     known.dedup();
     Some(known)

@@ -584,17 +584,27 @@ mod tests {
         };
         fill(&mut matrix, 0.3);
         let mut kept = matrix.factor().unwrap();
-        assert!(kept.stored_entries() > matrix.stored_entries(), "no fill-in to reuse");
+        assert!(
+            kept.stored_entries() > matrix.stored_entries(),
+            "no fill-in to reuse"
+        );
         for scale in [0.7, 1.9, 0.3] {
             fill(&mut matrix, scale);
             kept.refactor(&matrix).unwrap();
-            assert_eq!(solve(&kept), solve(&matrix.factor().unwrap()), "scale {scale}");
+            assert_eq!(
+                solve(&kept),
+                solve(&matrix.factor().unwrap()),
+                "scale {scale}"
+            );
         }
         // Another pattern (the ring open between 1 and 2).
         let mut other = BlockMatrix::new(groups.clone(), &[links[0], links[2], links[3]]).unwrap();
         fill(&mut other, 1.1);
         kept.refactor(&other).unwrap();
-        assert_eq!(kept.stored_entries(), other.factor().unwrap().stored_entries());
+        assert_eq!(
+            kept.stored_entries(),
+            other.factor().unwrap().stored_entries()
+        );
         assert_eq!(solve(&kept), solve(&other.factor().unwrap()));
         // A singular block, then a regular matrix again.
         for col in 0..7 {
