@@ -483,14 +483,23 @@ contact_output touch { from = ball; to = pad }
         let spec = model::load_str_with(PAD, "pad.m3d", &[]).expect("loads");
         let mut sim = Simulation::new(spec, SimulationOptions::default()).expect("starts");
         let inputs = input_indices(&sim.variables);
-        let names: Vec<String> = sim.variables.variables.iter().map(|v| v.name.clone()).collect();
+        let names: Vec<String> = sim
+            .variables
+            .variables
+            .iter()
+            .map(|v| v.name.clone())
+            .collect();
         let name = |i: usize| names[i].clone();
         let contact: Vec<usize> = ["touch.distance", "touch.penetration", "touch.f_n"]
             .iter()
             .map(|n| sim.variables.find(n).expect("a contact output"))
             .collect();
         let before = sim.values_of(&contact);
-        assert!(before[2] > 0.0, "the ball presses on the pad: f_n = {}", before[2]);
+        assert!(
+            before[2] > 0.0,
+            "the ball presses on the pad: f_n = {}",
+            before[2]
+        );
         let mut changed_by = vec![Vec::new(); contact.len()];
         for &input in &inputs {
             let value = sim.input(input).expect("an input");
@@ -508,7 +517,11 @@ contact_output touch { from = ball; to = pad }
                 .into_iter()
                 .map(name)
                 .collect();
-            println!("{}: changed by {:?}, declares {declared:?}", name(output), changed_by[k]);
+            println!(
+                "{}: changed by {:?}, declares {declared:?}",
+                name(output),
+                changed_by[k]
+            );
             assert!(
                 changed_by[k].iter().all(|i| declared.contains(i)),
                 "{}: declares {declared:?}, changed by {:?}",
@@ -521,7 +534,11 @@ contact_output touch { from = ball; to = pad }
                 name(output)
             );
         }
-        assert_eq!(changed_by[0], ["lift.s"], "the pad's lift moves the contact");
+        assert_eq!(
+            changed_by[0],
+            ["lift.s"],
+            "the pad's lift moves the contact"
+        );
     }
 
     #[test]

@@ -284,6 +284,7 @@ impl BlockLu {
     /// these factors were made for, the symbolic part first when not. After an error the
     /// factors solve nothing until a factorization succeeds.
     pub fn refactor(&mut self, matrix: &BlockMatrix) -> Result<(), Singular> {
+        self.factored = false;
         if self.pattern != Some(matrix.pattern.0) {
             *self = BlockLu::symbolic(matrix)?;
         }
