@@ -365,6 +365,30 @@ joint turn revolute { from = world; to = rotor; axis = z; w = 2 }
 drive G { joint = turn; motor { R = 1 Ohm; L = 2 mH; k = 0.1 N.m/A; J = 1e-4 kg.m2 }; gear { ratio = 3 } }
 "#;
 
+    /// For each of `outputs`, the `inputs` that change it at once (by more than 1e-12
+    /// relative): each input is moved by `delta` alone, the outputs read again without a step,
+    /// and the input set back.
+    fn changed_by_inputs(
+        sim: &mut Simulation,
+        inputs: &[usize],
+        outputs: &[usize],
+        delta: f64,
+    ) -> Vec<Vec<usize>> {
+        let before = sim.values_of(outputs);
+        let mut changed_by = vec![Vec::new(); outputs.len()];
+        for &input in inputs {
+            let value = sim.input(input).expect("an input");
+            sim.set_input(input, value + delta).expect("sets");
+            for (k, after) in sim.values_of(outputs).iter().enumerate() {
+                if (after - before[k]).abs() > 1e-12 * (1.0 + before[k].abs()) {
+                    changed_by[k].push(input);
+                }
+            }
+            sim.set_input(input, value).expect("sets back");
+        }
+        changed_by
+    }
+
     /// The declared direct dependencies of every output include every input that changes it at
     /// once (each input is changed alone, and the outputs are read again without a step); for
     /// the drives' states and motor quantities they are exactly those inputs. (Accelerations and
@@ -379,18 +403,7 @@ drive G { joint = turn; motor { R = 1 Ohm; L = 2 mH; k = 0.1 N.m/A; J = 1e-4 kg.
             .collect();
         let outputs: Vec<usize> = sim.variables.outputs().map(|(i, _)| i).collect();
         assert_eq!(inputs.len(), 4, "D.v, F.f, spin.tau and G.v");
-        let before = sim.values_of(&outputs);
-        let mut changed_by = vec![Vec::new(); outputs.len()];
-        for &input in &inputs {
-            let value = sim.input(input).expect("an input");
-            sim.set_input(input, value + 1.0).expect("sets");
-            for (k, after) in sim.values_of(&outputs).iter().enumerate() {
-                if (after - before[k]).abs() > 1e-12 * (1.0 + before[k].abs()) {
-                    changed_by[k].push(input);
-                }
-            }
-            sim.set_input(input, value).expect("sets back");
-        }
+        let changed_by = changed_by_inputs(&mut sim, &inputs, &outputs, 1.0);
         for (k, &output) in outputs.iter().enumerate() {
             let name = &sim.variables.variables[output].name;
             let declared = dependencies(&sim.structure(), &input_indices(&sim.variables), output);
@@ -494,23 +507,12 @@ contact_output touch { from = ball; to = pad }
             .iter()
             .map(|n| sim.variables.find(n).expect("a contact output"))
             .collect();
-        let before = sim.values_of(&contact);
-        assert!(
-            before[2] > 0.0,
-            "the ball presses on the pad: f_n = {}",
-            before[2]
-        );
-        let mut changed_by = vec![Vec::new(); contact.len()];
-        for &input in &inputs {
-            let value = sim.input(input).expect("an input");
-            sim.set_input(input, value + 1e-4).expect("sets");
-            for (k, after) in sim.values_of(&contact).iter().enumerate() {
-                if (after - before[k]).abs() > 1e-12 * (1.0 + before[k].abs()) {
-                    changed_by[k].push(name(input));
-                }
-            }
-            sim.set_input(input, value).expect("sets back");
-        }
+        let f_n = sim.values_of(&contact)[2];
+        assert!(f_n > 0.0, "the ball presses on the pad: f_n = {f_n}");
+        let changed_by: Vec<Vec<String>> = changed_by_inputs(&mut sim, &inputs, &contact, 1e-4)
+            .into_iter()
+            .map(|by| by.into_iter().map(name).collect())
+            .collect();
         let structure = sim.structure();
         for (k, &output) in contact.iter().enumerate() {
             let declared: Vec<String> = dependencies(&structure, &inputs, output)

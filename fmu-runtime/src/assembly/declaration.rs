@@ -209,9 +209,15 @@ impl Source {
 /// `inputs`: the indices of the input variables ([`input_indices`], found once for all the
 /// outputs: a scan of the table per output would be quadratic in the model's size).
 pub fn dependencies(structure: &Structure, inputs: &[usize], index: usize) -> Vec<usize> {
-    let assembly = structure.assembly;
+    let source = Source::of(structure, inputs, index);
+    input_dependencies(structure, inputs, &source)
+}
+
+/// The inputs `source` names: every one, or the motion inputs on its bodies' paths to the world
+/// and its own element's, ascending.
+fn input_dependencies(structure: &Structure, inputs: &[usize], source: &Source) -> Vec<usize> {
     let table = &structure.table.variables;
-    match Source::of(structure, inputs, index) {
+    match source {
         Source::Everything => inputs.to_vec(),
         Source::Motion {
             bodies,
@@ -219,19 +225,16 @@ pub fn dependencies(structure: &Structure, inputs: &[usize], index: usize) -> Ve
             inputs: own,
             ..
         } => {
-            let path: Vec<usize> = bodies
-                .iter()
-                .flat_map(|&body| bodies_to_world(assembly, body))
-                .collect();
+            let path = paths_to_world(structure.assembly, bodies);
             let mut known: Vec<usize> = inputs
                 .iter()
                 .copied()
                 .filter(|&i| match table[i].kind {
                     VariableKind::JointPosition(body) => path.contains(&body),
-                    VariableKind::JointSpeed(body) => with_speed && path.contains(&body),
+                    VariableKind::JointSpeed(body) => *with_speed && path.contains(&body),
                     _ => false,
                 })
-                .chain(own)
+                .chain(own.iter().copied())
                 .collect();
             known.sort_unstable();
             known.dedup();
@@ -264,29 +267,28 @@ pub fn output_dependencies(
     inputs: &[usize],
     index: usize,
 ) -> Option<Vec<usize>> {
+    let source = Source::of(structure, inputs, index);
     let Source::Motion {
         bodies,
         with_speed,
-        states: mut own,
+        states: own,
         ..
-    } = Source::of(structure, inputs, index)
+    } = &source
     else {
         return None;
     };
-    let (assembly, layout) = (structure.assembly, structure.layout);
-    for &body in &bodies {
-        for b in bodies_to_world(assembly, body) {
-            if let Some(joint) = layout.joints[b] {
-                own.extend(joint.positions());
-                if with_speed {
-                    own.extend(joint.speeds());
-                }
+    let mut states = own.clone();
+    for body in paths_to_world(structure.assembly, bodies) {
+        if let Some(joint) = structure.layout.joints[body] {
+            states.extend(joint.positions());
+            if *with_speed {
+                states.extend(joint.speeds());
             }
         }
     }
     let table = structure.table;
-    let mut known = dependencies(structure, inputs, index);
-    known.extend(own.into_iter().map(|k| table.states[k].value));
+    let mut known = input_dependencies(structure, inputs, &source);
+    known.extend(states.into_iter().map(|k| table.states[k].value));
     known.sort_unstable();
     known.dedup();
     Some(known)
@@ -298,6 +300,17 @@ pub fn input_indices(table: &VariableTable) -> Vec<usize> {
     (0..table.len())
         .filter(|&i| table[i].causality == Causality::Input)
         .collect()
+}
+
+/// The super-objects `bodies` and their ancestors up to (without) the world, each once.
+fn paths_to_world(assembly: &Assembly, bodies: &[usize]) -> Vec<usize> {
+    let mut path: Vec<usize> = bodies
+        .iter()
+        .flat_map(|&body| bodies_to_world(assembly, body))
+        .collect();
+    path.sort_unstable();
+    path.dedup();
+    path
 }
 
 /// The super-object `body` and its ancestors up to (without) the world.

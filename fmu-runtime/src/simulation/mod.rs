@@ -505,7 +505,8 @@ impl Simulation {
     }
 
     /// What the outputs' dependencies are declared from
-    /// ([`crate::assembly::declaration::output_dependencies`]).
+    /// ([`crate::assembly::declaration::dependencies`] and
+    /// [`crate::assembly::declaration::output_dependencies`]).
     pub fn structure(&self) -> crate::assembly::declaration::Structure<'_> {
         let mechanism = self.mechanism();
         crate::assembly::declaration::Structure {
