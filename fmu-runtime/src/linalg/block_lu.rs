@@ -235,7 +235,7 @@ impl BlockMatrix {
 #[derive(Debug, Clone, Default)]
 pub struct BlockLu {
     /// The pattern the symbolic part was made for (`None`: none yet).
-    pattern: Option<u64>,
+    pattern: Option<PatternId>,
     /// Whether the numeric part holds the factors of the matrix last given.
     factored: bool,
     groups: Vec<Vec<usize>>,
@@ -285,7 +285,7 @@ impl BlockLu {
     /// factors solve nothing until a factorization succeeds.
     pub fn refactor(&mut self, matrix: &BlockMatrix) -> Result<(), Singular> {
         self.factored = false;
-        if self.pattern != Some(matrix.pattern.0) {
+        if self.pattern.as_ref() != Some(&matrix.pattern) {
             *self = BlockLu::symbolic(matrix)?;
         }
         self.numeric(matrix)
@@ -365,7 +365,7 @@ impl BlockLu {
             }))
             .collect();
         Ok(BlockLu {
-            pattern: Some(matrix.pattern.0),
+            pattern: Some(matrix.pattern.clone()),
             factored: false,
             groups: matrix.groups.clone(),
             starts,
@@ -382,9 +382,9 @@ impl BlockLu {
         self.factored
     }
 
-    /// The block elimination on the symbolic part's slots.
+    /// The block elimination on the symbolic part's slots (`factored` is false until it
+    /// succeeds: [`BlockLu::refactor`] clears it).
     fn numeric(&mut self, matrix: &BlockMatrix) -> Result<(), Singular> {
-        self.factored = false;
         for (block, &slot) in matrix.blocks().zip(&self.sources) {
             self.slots[slot].copy_from(block);
         }
