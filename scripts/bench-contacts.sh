@@ -8,7 +8,8 @@
 #   bash scripts/bench-contacts.sh            # every case (a few minutes on 2 cores)
 #
 # Exits with 1 when a case fails: `scripts/test.sh` runs it. The staggered pour must also settle: its
-# largest ball speed at the stop time is printed and must be below 5 mm/s.
+# largest ball speed at the stop time is printed and must be below 5 mm/s; the box on the ramp must
+# not creep (below 1 µm from 1 s on) and the rolling ball must not slip (below 1 µm/s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p packager >/dev/null 2>&1 || { echo "cargo build failed"; exit 1; }
@@ -63,6 +64,62 @@ case_row block_on_ramp "30° (slides off the ramp's end)" 2 models/block_on_ramp
 case_row ball_on_ramp "0.3° (held by its rolling resistance)" 10 models/ball_on_ramp.m3d
 case_row ball_on_ramp "3° (rolls off the ramp's end)" 4 models/ball_on_ramp.m3d --param theta=0.05235987755982988
 case_row gripper "squeeze 20 N" 10 models/gripper.m3d --input "$scratch/squeeze.csv"
+# Friction at the limit: a steel box landing on a dry-wood ramp at 0.98 atan mu_k (it slides,
+# stops and must stay: less than 1 µm from 1 s to the stop time), and a steel ball rolling down
+# the ramp at 15° (its slip at the contact point must stay below 1 µm/s), at three tolerances
+# and three v_small each (at tolerance 1e-4 the rolling ball slips at up to 1.1 µm/s). The ramp
+# is the floor with gravity tilted by theta.
+ramp_model() {
+    local body=$1
+    cat <<EOF
+model friction_ramp "friction at the limit"
+parameters { theta = 0 rad "inclination"; v_small = 0.01 m/s "the pair's small speed" }
+contact_pair steel dry_wood { cor = 0.7; mu_k = 0.5; mu_s = 0.6; mu_r = 0.001; v_small = v_small }
+gravity uniform { g = [9.81*sin(theta), -9.81*cos(theta), 0] m/s2 }
+object floor { parent = world; position = [0, -0.05, 0] m; shape box { lengths = [40, 0.1, 1] m }; contact { material = dry_wood } }
+$body
+EOF
+}
+ramp_model 'object body { shape box { lengths = [0.1, 0.04, 0.07] m }; mass { material = steel }; contact { material = steel }; output = true }
+joint slide free { from = world; to = body; position = [0, 0.02005, 0] m }' >"$scratch/box_ramp.m3d"
+ramp_model 'object body { shape sphere { diameter = 0.06 m }; mass { material = steel }; contact { material = steel }; output = true }
+joint roll free { from = world; to = body; position = [-15 m, 0.03 m, 0 m] }' >"$scratch/ball_ramp.m3d"
+# Prints the creep (box) or the largest contact slip (ball) of the last run; counts a failure
+# above 1e-6 (m, or m/s).
+friction_figure() {
+    local figure
+    figure=$(python3 - "$1" "$scratch/out.csv" <<'PY'
+import csv, sys
+kind, path = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(path)))
+col = lambda row, name: float(row[name])
+if kind == "box":
+    first = next(r for r in rows if col(r, "time") >= 1.0)
+    last = rows[-1]
+    value = ((col(last, "body.r[1]") - col(first, "body.r[1]")) ** 2 + (col(last, "body.r[2]") - col(first, "body.r[2]")) ** 2) ** 0.5
+    print(f"{value:.1e} m creep from 1 s")
+else:
+    r = 0.03
+    value = max(abs(col(row, "body.v[1]") + 0.5 * (r + col(row, "body.r[2]")) * col(row, "body.w[3]")) for row in rows[10:])
+    print(f"{value:.1e} m/s largest slip")
+PY
+)
+    friction_lines+=("$2: ${figure:-no result}")
+    if ! awk -v s="${figure%% *}" 'BEGIN { exit !(s < 1e-6) }'; then
+        failures=$((failures + 1))
+    fi
+}
+friction_lines=()
+for v_small in 1e-2 1e-3 1e-4; do
+    for tolerance in 1e-5 1e-6 1e-8; do
+        case_row "box landing on a ramp" "0.98 atan μ_k, v_small $v_small m/s, tol $tolerance" 5 \
+            "$scratch/box_ramp.m3d" --param theta=0.454375 --param v_small=$v_small --tolerance $tolerance
+        friction_figure box "box, v_small $v_small, tol $tolerance"
+        case_row "ball rolling down a ramp" "15°, v_small $v_small m/s, tol $tolerance" 2 \
+            "$scratch/ball_ramp.m3d" --param theta=0.261799 --param v_small=$v_small --tolerance $tolerance
+        friction_figure ball "ball, v_small $v_small, tol $tolerance"
+    done
+done
 # The largest speed of a ball in the last row of a pour's CSV (its `ball[i].v[k]` columns), in
 # mm/s; a pour that has not settled below 5 mm/s at its stop time counts as failed.
 settled() {
@@ -87,6 +144,7 @@ settled "pour of 36 balls, staggered"
 case_row pour "200 balls (5 × 8 × 5), released in columns" 1 models/pour.m3d \
     --param nx=5 --param ny=8 --param nz=5 --step 0.01
 echo
+printf '%s\n' "${friction_lines[@]}"
 printf '%s\n' "${settle_lines[@]}"
 echo "$failures case(s) failed"
 [ "$failures" -eq 0 ]

@@ -329,7 +329,9 @@ fn the_linear_solver_can_be_chosen_for_a_model_file() {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f64::max);
     println!("largest position difference dense vs blocks: {difference:.1e} m");
-    assert!(difference < 1e-9, "{difference:e}");
+    // Measured 1.2e-9 m: the rolling law's stiff slip term amplifies the round-off of the two
+    // factorizations after the impact (5e-10 m while the balls rolled by the regularized law).
+    assert!(difference < 2e-9, "{difference:e}");
 
     let refused = fmu3d(&["simulate", "some.fmu", "--linear-solver", "dense"]);
     let message = String::from_utf8_lossy(&refused.stderr);

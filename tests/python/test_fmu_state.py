@@ -80,5 +80,5 @@ def test_serialized_state_repeats_the_impact_in_a_fresh_instance(ball, fmus):
     fresh.free()
     print(f"serialized state: {len(serialized)} bytes, header {serialized[:8]!r}; "
           f"{len(again)} samples repeated bit for bit in a fresh instance")
-    assert serialized[:8] == b"FMU3DST3"
+    assert serialized[:8] == b"FMU3DST4"
     assert_identical(again, first, "after fmi2DeSerializeFMUstate into a fresh instance")

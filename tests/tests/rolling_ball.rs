@@ -51,16 +51,17 @@ fn sliding_turns_into_rolling_at_the_analytic_time_and_speed() {
     );
 }
 
-/// The contact pair's regularization velocity `v_small` is the model's own: above it the friction
-/// force is exactly μ_k·f_n, so the slip falls on the Coulomb line s(t) = v0 − 7/2·μ_k·g·t down to
-/// v_small. With v_small = 0.1 mm/s the slip reaches 1 mm/s at (v0 − 1 mm/s)/(7/2·μ_k·g); with the
-/// default 10 mm/s it reaches 1 mm/s only on the regularized tail, measurably later.
+/// A pair with static friction slides by Coulomb's law: the friction force is exactly μ_k·f_n at
+/// every slip, so the slip falls on the Coulomb line s(t) = v0 − 7/2·μ_k·g·t until it stops,
+/// whatever the pair's `v_small`: it reaches 1 mm/s at (v0 − 1 mm/s)/(7/2·μ_k·g) with v_small =
+/// 0.1 mm/s and with the default 10 mm/s alike (on the regularized law's tail, which the
+/// default reached 1 mm/s on, the crossing came 2.6e-3 of itself later).
 ///
 /// The friction acts at the contact point, r − δ/2 below the centre (δ ≈ 1.6 µm, the ball's
 /// static Hertz deflection): the spin-up's share of the slip's slope is 5/2·(1 − δ/(2r))², which
 /// moves the crossing by 4e-5 of itself. The line below uses the mean lever of the run.
 #[test]
-fn the_slip_follows_the_coulomb_line_down_to_the_pairs_v_small() {
+fn the_slip_follows_the_coulomb_line_whatever_the_pairs_v_small() {
     let threshold = 1e-3;
     let crossing = |v_small: f64| {
         let run = simulate(
@@ -92,16 +93,19 @@ fn the_slip_follows_the_coulomb_line_down_to_the_pairs_v_small() {
     eprintln!(
         "slip at 1 mm/s: v_small 0.1 mm/s {t_fine:.7} s, default 10 mm/s {t_default:.7} s, Coulomb line {coulomb:.7} s"
     );
-    let error = (t_fine / coulomb - 1.0).abs();
-    eprintln!("relative error of the crossing on the Coulomb line: {error:.1e}");
-    assert!(
-        error < 2e-6,
-        "v_small = 0.1 mm/s: {t_fine} s vs {coulomb} s"
-    );
-    assert!(
-        t_default / coulomb - 1.0 > 1e-3,
-        "with the default v_small the tail delays the crossing: {t_default} s vs {coulomb} s"
-    );
+    // The ball's pair has static friction: it slides by Coulomb's law at every speed, so the
+    // crossing does not depend on v_small (the regularized law's tail delayed it by 2.6e-3 of
+    // itself at the default 10 mm/s).
+    for (v_small, t) in [(1e-4, t_fine), (1e-2, t_default)] {
+        let error = (t / coulomb - 1.0).abs();
+        eprintln!(
+            "v_small {v_small}: relative error of the crossing on the Coulomb line: {error:.1e}"
+        );
+        assert!(
+            error < 2e-6,
+            "v_small = {v_small} m/s: {t} s vs {coulomb} s"
+        );
+    }
 }
 
 /// Regression: with `v_small` = 1e-5 m/s at tolerance 1e-4 (both documented settings) the ball

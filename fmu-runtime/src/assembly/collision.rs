@@ -79,15 +79,18 @@ pub struct CollisionPair {
     pub b: usize,
     /// The pair's contact law (materials and geometry, checked when the set is built).
     pub law: ContactLaw,
-    /// Whether the pair sticks below the stick speed (`dynamics::contacts`): pairs of the
-    /// colliders of boxes (vertex spheres, faces, edges) with static friction, and pairs with a
-    /// sphere, cylinder or other rounded shape with static friction and rolling resistance.
+    /// Whether the pair stops slipping below the stick speed (`dynamics::contacts`): every pair
+    /// with static friction (μ_s > 0).
     pub sticks: bool,
-    /// Whether a stuck pair also holds its turn ([`CollisionPair::sticks`] pairs with a rounded
-    /// shape): a rounded shape rolls, and a stuck material point would leave the contact as it
-    /// rolls, so such a pair sticks only while it neither slips nor turns, held by an angular
-    /// spring up to its rolling resistance. A rounded pair without rolling resistance cannot
-    /// hold a turn and keeps the regularized sliding law.
+    /// Whether a pair that stops slipping rolls ([`CollisionPair::sticks`] pairs with a
+    /// sphere, cylinder or other rounded shape): a rounded shape turns on the other, and a
+    /// material point held at the contact would leave it, so such a pair holds its slip by a
+    /// stiff viscous law instead of anchors while it turns.
+    pub rolls: bool,
+    /// Whether a rolling pair that also stops turning sticks with its turn held
+    /// ([`CollisionPair::rolls`] pairs with rolling resistance): anchored, and held by an
+    /// angular spring up to its rolling resistance. A rounded pair without rolling resistance
+    /// has nothing that holds a turn: it keeps rolling.
     pub holds_turn: bool,
 }
 
@@ -368,13 +371,14 @@ impl CollisionSet {
         };
         let rounded = ca.role == Role::Other || cb.role == Role::Other;
         let rolling_resistance = law.mu_r * law.geometry.mu_geo > 0.0;
-        let sticks = law.mu_s > 0.0 && (!rounded || rolling_resistance);
+        let sticks = law.mu_s > 0.0;
         Some(CollisionPair {
             a,
             b,
             law,
             sticks,
-            holds_turn: sticks && rounded,
+            rolls: sticks && rounded,
+            holds_turn: sticks && rounded && rolling_resistance,
         })
     }
 

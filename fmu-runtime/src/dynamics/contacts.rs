@@ -15,21 +15,29 @@
 //! exists at the start time behaves as one that began at an event.
 //!
 //! **Stick and slip.** The friction of a pair that can stick (`CollisionPair::sticks`) has a
-//! discrete state, [`Friction`], changed only at events that the integrator locates: a pair
-//! slipping slower than the stick speed (half of `v_small`) sticks, anchoring the material points
-//! of both shapes at the contact point; a stuck pair whose friction force reaches μ_s f_n slips.
-//! Each such pair has one switching function after the signed distances: μ_s f_n − |f_t| while
-//! it sticks, |v_t| − v_stick while it slips ([`friction_switches`]).
+//! discrete state, [`Friction`], changed only at events that the integrator locates. A sliding
+//! pair slides by Coulomb's law (μ_k f_n, whatever its speed) and sticks when its slip has come
+//! down to the stick speed ([`STICK_SPEED`]): its switching function is the slip along the
+//! direction it had at the last restart, v⃗_t · e⃗₀ − v_stick, which falls through zero also
+//! where the slip would overshoot zero within a step (an event at which the slip is still fast,
+//! its direction having turned, only renews e⃗₀). Sticking anchors the material points of both
+//! shapes at the contact point, placed so that the spring starts with the friction force that
+//! acted before. A stuck pair slips when its friction force reaches μ_s f_n (switching function
+//! μ_s f_n − |f_t|); a pair that has just broken away keeps the regularized law until it slips
+//! faster than the stick speed (|v_t| − v_stick rising through zero), and slides from then on.
 //!
 //! **Rolling and spinning.** A pair with a rounded shape (sphere, capsule, cylinder, …) that can
-//! stick (`CollisionPair::holds_turn`) sticks only when it neither slips nor turns: slower than
-//! the stick speed and turning relative to the other shape slower than half of `w_small`. It
-//! then anchors the relative orientation of the two bodies too, and the law holds the turn with
-//! an angular spring up to the rolling resistance τ_max = μ_r μ_geo f_n. It slips when either
-//! limit is reached; its switching function is the smaller margin, min(μ_s f_n − |f_t|,
-//! (τ_max − |τ|) / μ_geo), while it sticks, and the larger excess, max(|v_t| − v_stick,
-//! (|ω| / ω_stick − 1) v_stick), while it slips. A ball that rolls is thus never held at a
-//! material point that leaves the contact.
+//! stick (`CollisionPair::rolls`) rolls when it stops slipping: the stiff viscous law of
+//! [`SlipLaw::Rolling`] holds its slip below [`ROLLING_SLIP`] while the traction stays below
+//! μ_s f_n, and the regularized rolling resistance acts against its turn. Its switching function
+//! is μ_s f_n − |f_t|, and for a pair with rolling resistance (`CollisionPair::holds_turn`) the
+//! smaller of that and (|ω| / ω_stick − 1) μ_s f_n, ω_stick = half of `w_small`: a rolling ball
+//! that slows to rest sticks, anchoring the relative orientation of the two bodies too, and the
+//! law holds the turn with an angular spring up to the rolling resistance τ_max = μ_r μ_geo f_n.
+//! A stuck rounded pair rolls again when its torque reaches τ_max, and slips when its friction
+//! force reaches μ_s f_n; its switching function is the smaller margin, min(μ_s f_n − |f_t|,
+//! (τ_max − |τ|) / μ_geo). A ball that rolls is thus never held at a material point that leaves
+//! the contact.
 
 use super::exact_sum::ExactSum;
 use super::kinematics::BodyMotion;
@@ -39,9 +47,12 @@ pub use super::pairs::{NearPairs, PairTable, Sides};
 use super::residual::{Penetrating, Workspace};
 use crate::assembly::{CollisionPair, CollisionSet, Role};
 use crate::collision::analytic::closest_parameters;
-use crate::collision::response::STICK_SPEED_FRACTION;
+#[cfg(doc)]
+use crate::collision::response::ROLLING_SLIP;
 use crate::collision::response::{
-    contact_force, smoothstep, speed_bands, ContactResponse, ContactState,
+    contact_force, smoothstep, speed_bands, sticking_damping, ContactResponse, ContactState,
+    SlipLaw, LANDING_STICK_FRACTION, PRESLIDING_DISPLACEMENT, STICK_PRELOAD_MARGIN, STICK_SPEED,
+    STICK_TURN_FRACTION,
 };
 use crate::collision::{distance, segment_ends, Contact, Core};
 use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
@@ -309,8 +320,17 @@ pub fn penetrating_pairs(
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Friction {
     /// Sliding, or apart. `armed`: the pair has slipped faster than the stick speed since it
-    /// last broke away (or never stuck), so slowing below the stick speed makes it stick.
-    Slipping { armed: bool },
+    /// last broke away (or never stuck), so it slides by Coulomb's law and sticks when its slip
+    /// along `direction` falls to the stick speed; unarmed, it keeps the regularized law.
+    /// `direction`: the unit slip direction at the last restart (world), zero where the pair
+    /// did not slip then.
+    Slipping {
+        armed: bool,
+        direction: Vector3<f64>,
+    },
+    /// Rolling without slip (pairs that roll, `CollisionPair::rolls`): the slip is held by a
+    /// stiff viscous law ([`SlipLaw::Rolling`]).
+    Rolling,
     /// Stuck: the anchored material points, in the frames of the bodies of collider a and b,
     /// and the orientation of b's body in a's body frame when the pair stuck (held by pairs that
     /// hold their turn, `CollisionPair::holds_turn`).
@@ -319,6 +339,26 @@ pub enum Friction {
         on_b: Vector3<f64>,
         turn: UnitQuaternion<f64>,
     },
+}
+
+impl Friction {
+    /// A pair that slips, armed or not, with no direction yet.
+    pub fn slipping(armed: bool) -> Friction {
+        Friction::Slipping {
+            armed,
+            direction: Vector3::zeros(),
+        }
+    }
+}
+
+/// The tangential law of pair `pair` in friction state `friction`, while it does not stick.
+pub fn slip_law(pair: &CollisionPair, friction: &Friction) -> SlipLaw {
+    match friction {
+        _ if !pair.sticks => SlipLaw::Regularized,
+        Friction::Slipping { armed: true, .. } => SlipLaw::Coulomb,
+        Friction::Rolling => SlipLaw::Rolling,
+        Friction::Slipping { armed: false, .. } | Friction::Stuck { .. } => SlipLaw::Regularized,
+    }
 }
 
 /// The rotation vector (axis times angle, |angle| ≤ π) of the rotation matrix `m`, accurate
@@ -343,7 +383,7 @@ pub(super) fn rotation_vector(m: &Matrix3<f64>) -> Vector3<f64> {
 
 impl Default for Friction {
     fn default() -> Self {
-        Friction::Slipping { armed: true }
+        Friction::slipping(true)
     }
 }
 
@@ -373,6 +413,7 @@ fn evaluate_pair(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<
     let point = contact.point().coords;
     let (v, w) = relative_velocity(set, pair, &ws.motion, &point);
     let mut state = ContactState::new(&contact, v, w);
+    state.slip = slip_law(pair, &ws.pairs.frictions[index]);
     if let Friction::Stuck { on_a, on_b, turn } = ws.pairs.frictions[index] {
         let (ma, mb) = (&ws.motion[a.body], &ws.motion[b.body]);
         state.anchor_offset = Some((mb.r + mb.rotation * on_b) - (ma.r + ma.rotation * on_a));
@@ -406,58 +447,78 @@ pub fn pair_response(
     evaluate_pair(mechanism, ws, index).map(|e| (e.contact, e.response))
 }
 
-/// The slip speed below which a slipping pair sticks [m/s].
-fn stick_speed(pair: &CollisionPair) -> f64 {
-    STICK_SPEED_FRACTION * pair.law.v_small
-}
-
-/// The tangential slip speed of an evaluated pair [m/s].
-fn slip_speed(evaluation: &PairEvaluation) -> f64 {
+/// The tangential slip velocity of an evaluated pair [m/s].
+fn slip_velocity(evaluation: &PairEvaluation) -> Vector3<f64> {
     let n = evaluation.state.normal.into_inner();
     let v = evaluation.state.relative_velocity;
-    (v - n * v.dot(&n)).norm()
+    v - n * v.dot(&n)
 }
 
-/// How far a slipping pair is from sticking [m/s]: |v_t| − v_stick, and for a pair that holds
-/// its turn the larger of that and (|ω| / ω_stick − 1) v_stick, ω_stick = half of `w_small`.
-/// Negative when the pair is slow enough to stick.
-fn stick_excess(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
-    let v_stick = stick_speed(pair);
-    let sliding = slip_speed(evaluation) - v_stick;
+/// The relative turn below which a rounded pair with rolling resistance counts as at rest
+/// [rad/s].
+fn stick_turn_speed(pair: &CollisionPair) -> f64 {
+    STICK_TURN_FRACTION * pair.law.w_small
+}
+
+/// How far a slipping pair is from stopping [m/s]: its slip along `direction` (its slip speed
+/// where `direction` is zero) less the stick speed. Negative when it has stopped, or where its
+/// slip has turned away from `direction`.
+fn stop_excess(evaluation: &PairEvaluation, direction: &Vector3<f64>) -> f64 {
+    let slip = slip_velocity(evaluation);
+    let along = if *direction == Vector3::zeros() {
+        slip.norm()
+    } else {
+        slip.dot(direction)
+    };
+    along - STICK_SPEED
+}
+
+/// How far a stuck or rolling pair is from slipping [N]: μ_s f_n − |f_t|.
+fn traction_margin(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
+    pair.law.mu_s * evaluation.response.normal_force - evaluation.response.friction_force
+}
+
+/// How far a stuck pair that holds its turn is from rolling [N]: (τ_max − |τ|) / μ_geo
+/// (infinite for a pair that holds no turn).
+fn turn_margin(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
     if !pair.holds_turn {
-        return sliding;
+        return f64::INFINITY;
     }
-    let w_stick = STICK_SPEED_FRACTION * pair.law.w_small;
-    let turning = evaluation.state.relative_angular_velocity.norm() / w_stick - 1.0;
-    sliding.max(turning * v_stick)
-}
-
-/// How far a stuck pair is from slipping [N]: μ_s f_n − |f_t|, and for a pair that holds its
-/// turn the smaller of that and (μ_r μ_geo f_n − |τ|) / μ_geo.
-fn slip_margin(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
     let (law, response) = (&pair.law, &evaluation.response);
-    let sliding = law.mu_s * response.normal_force - response.friction_force;
+    law.mu_r * response.normal_force - response.torque.norm() / law.geometry.mu_geo
+}
+
+/// How far a rolling pair with rolling resistance is from coming to rest [N]:
+/// (|ω| / ω_stick − 1) μ_s f_n (infinite for a pair that holds no turn).
+fn rest_margin(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
     if !pair.holds_turn {
-        return sliding;
+        return f64::INFINITY;
     }
-    let lever = law.geometry.mu_geo;
-    let turning = law.mu_r * response.normal_force - response.torque.norm() / lever;
-    sliding.min(turning)
+    let turning = evaluation.state.relative_angular_velocity.norm() / stick_turn_speed(pair);
+    (turning - 1.0) * pair.law.mu_s * evaluation.response.normal_force
 }
 
 /// The stick–slip switching function of pair `id` at the workspace's kinematics, whose signed
-/// distance is `distance`: μ_s f_n − |f_t| while it sticks, |v_t| − v_stick while it slips (with
-/// the turn's margins for pairs that hold their turn, see the module documentation), 1 while
-/// apart or for a pair that cannot stick.
+/// distance is `distance` (module documentation): the traction and turn margins while it
+/// sticks, the traction and rest margins while it rolls, the stop excess while it slips; 1
+/// while apart or for a pair that cannot stick.
 fn friction_switch(mechanism: &Mechanism, ws: &Workspace, id: usize, distance: f64) -> f64 {
     let pair = ws.pairs.get(id);
     if !pair.sticks || distance >= 0.0 {
         return 1.0;
     }
-    match (evaluate_pair(mechanism, ws, id), ws.pairs.frictions[id]) {
-        (None, _) => 1.0,
-        (Some(e), Friction::Stuck { .. }) => slip_margin(pair, &e),
-        (Some(e), Friction::Slipping { .. }) => stick_excess(pair, &e),
+    let friction = ws.pairs.frictions[id];
+    let Some(e) = evaluate_pair(mechanism, ws, id) else {
+        return 1.0;
+    };
+    match friction {
+        Friction::Stuck { .. } => traction_margin(pair, &e).min(turn_margin(pair, &e)),
+        Friction::Rolling => traction_margin(pair, &e).min(rest_margin(pair, &e)),
+        Friction::Slipping {
+            armed: true,
+            direction,
+        } => stop_excess(&e, &direction),
+        Friction::Slipping { armed: false, .. } => stop_excess(&e, &Vector3::zeros()),
     }
 }
 
@@ -588,8 +649,8 @@ pub fn record_sides(mechanism: &Mechanism, ws: &mut Workspace, distances: &[(usi
     }
 }
 
-/// Updates the friction state of pair `id` (see [`process_crossings`]); true when it stuck or
-/// slipped.
+/// Updates the friction state of pair `id` (see [`process_crossings`] and the module
+/// documentation); true when it stuck, rolled or slipped.
 fn update_friction(
     mechanism: &Mechanism,
     ws: &mut Workspace,
@@ -597,7 +658,6 @@ fn update_friction(
     started: bool,
     switched: i32,
 ) -> bool {
-    let set = &mechanism.collisions;
     let pair = ws.pairs.get(id).clone();
     if !pair.sticks {
         return false;
@@ -606,37 +666,103 @@ fn update_friction(
         ws.pairs.frictions[id] = Friction::default();
         return false;
     };
-    let slow = stick_excess(&pair, &evaluation) <= 0.0;
-    let stick = match ws.pairs.frictions[id] {
-        Friction::Stuck { .. } if switched < 0 => Some(false),
-        Friction::Stuck { .. } => None,
-        Friction::Slipping { armed } if (started || (armed && switched < 0)) && slow => Some(true),
-        Friction::Slipping { .. } if switched > 0 => {
-            ws.pairs.frictions[id] = Friction::Slipping { armed: true };
-            None
-        }
-        Friction::Slipping { .. } => None,
+    let slip = slip_velocity(&evaluation);
+    let sliding = Friction::Slipping {
+        armed: true,
+        direction: slip.try_normalize(0.0).unwrap_or_else(Vector3::zeros),
     };
-    match stick {
-        Some(true) => {
-            let point = evaluation.contact.point().coords;
-            let (ma, mb) = (
-                &ws.motion[set.colliders[pair.a].body],
-                &ws.motion[set.colliders[pair.b].body],
-            );
-            let turn = ma.rotation.transpose() * mb.rotation;
-            ws.pairs.frictions[id] = Friction::Stuck {
-                on_a: ma.rotation.transpose() * (point - ma.r),
-                on_b: mb.rotation.transpose() * (point - mb.r),
-                turn: UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(turn)),
-            };
-            true
+    let before = ws.pairs.frictions[id];
+    let after = match before {
+        Friction::Stuck { .. } if switched < 0 => {
+            if turn_margin(&pair, &evaluation) < traction_margin(&pair, &evaluation) {
+                Friction::Rolling
+            } else {
+                Friction::slipping(false)
+            }
         }
-        Some(false) => {
-            ws.pairs.frictions[id] = Friction::Slipping { armed: false };
-            true
+        Friction::Rolling if switched < 0 => {
+            if traction_margin(&pair, &evaluation) <= rest_margin(&pair, &evaluation) {
+                Friction::slipping(false)
+            } else {
+                stuck(mechanism, ws, &pair, &evaluation)
+            }
         }
-        None => false,
+        Friction::Stuck { .. } | Friction::Rolling => before,
+        Friction::Slipping { armed, .. } if started || (armed && switched < 0) => {
+            // Stopped: slower than twice the stick speed (after a fall along the old
+            // direction the slip's other components have shrunk with it); a contact that
+            // starts slower than the landing stick speed is caught by the sticking spring.
+            // Else still sliding, in a direction that has turned.
+            let speed = slip.norm();
+            let stopped = speed <= 2.0 * STICK_SPEED;
+            let caught = started && speed <= LANDING_STICK_FRACTION * pair.law.v_small;
+            let turning = !(pair.holds_turn
+                && evaluation.state.relative_angular_velocity.norm() < stick_turn_speed(&pair));
+            match () {
+                _ if pair.rolls && turning => {
+                    if stopped {
+                        Friction::Rolling
+                    } else {
+                        sliding
+                    }
+                }
+                _ if stopped || caught => stuck(mechanism, ws, &pair, &evaluation),
+                _ => sliding,
+            }
+        }
+        Friction::Slipping { armed, .. } if armed || switched > 0 => sliding,
+        Friction::Slipping { .. } => before,
+    };
+    // A pair that broke away, or has not slid yet, slides once it slips faster than the stick
+    // speed: at this restart already, or when its slip rises through it.
+    let after = match after {
+        Friction::Slipping { armed: false, .. } if slip.norm() > STICK_SPEED => sliding,
+        other => other,
+    };
+    ws.pairs.frictions[id] = after;
+    let kind = |f: &Friction| std::mem::discriminant(f);
+    kind(&before) != kind(&after)
+}
+
+/// The stuck state of a pair that sticks now: its anchors at the contact point, b's ahead of a's
+/// by the offset at which the sticking law gives the friction force that acts now (at most
+/// μ_s f_n (1 − [`STICK_PRELOAD_MARGIN`])), and the orientation of b relative to a.
+fn stuck(
+    mechanism: &Mechanism,
+    ws: &Workspace,
+    pair: &CollisionPair,
+    evaluation: &PairEvaluation,
+) -> Friction {
+    let set = &mechanism.collisions;
+    let law = &pair.law;
+    let state = &evaluation.state;
+    let n = state.normal.into_inner();
+    // The law's own force (an edge pair's weight scales the sticking law alike).
+    let response = contact_force(law, state);
+    let (force, f_n) = (response.force, response.normal_force);
+    let mut friction = force - n * force.dot(&n);
+    let limit = (1.0 - STICK_PRELOAD_MARGIN) * law.mu_s * f_n;
+    if friction.norm() > limit {
+        friction *= limit / friction.norm();
+    }
+    // f_t = −k Δ − c v_t with k = μ_s f_n / d and c = STICK_DAMPING μ_s f_n / v_small.
+    let offset = if f_n > 0.0 {
+        let stiffness = law.mu_s * f_n / PRESLIDING_DISPLACEMENT;
+        let damping = sticking_damping(law) * f_n;
+        -(friction + slip_velocity(evaluation) * damping) / stiffness
+    } else {
+        Vector3::zeros()
+    };
+    let point = evaluation.contact.point().coords;
+    let (ma, mb) = (
+        &ws.motion[set.colliders[pair.a].body],
+        &ws.motion[set.colliders[pair.b].body],
+    );
+    let turn = ma.rotation.transpose() * mb.rotation;
+    Friction::Stuck {
+        on_a: ma.rotation.transpose() * (point - offset - ma.r),
+        on_b: mb.rotation.transpose() * (point - mb.r),
+        turn: UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(turn)),
     }
 }
 

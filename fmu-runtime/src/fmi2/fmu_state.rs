@@ -1,11 +1,11 @@
 //! FMU states (`fmi2GetFMUstate` and friends) and their serialized form.
 //!
 //! A state is an [`InstanceState`] boxed behind a magic number. The serialized form is a
-//! little-endian byte string: a header (`FMU3DST3`), the GUID of the FMU it belongs to, then the
+//! little-endian byte string: a header (`FMU3DST4`), the GUID of the FMU it belongs to, then the
 //! fields in order. Reading checks every length and refuses another FMU's state. The header
 //! names the layout: `FMU3DST2` added the stick state of the contacts (anchored points),
-//! `FMU3DST3` the anchored relative orientation of a stuck pair; a state of another layout is
-//! refused.
+//! `FMU3DST3` the anchored relative orientation of a stuck pair, `FMU3DST4` the slip direction
+//! of a sliding pair and the rolling state; a state of another layout is refused.
 
 use super::instance::{InstanceState, Setup};
 use super::state::ModelState;
@@ -15,7 +15,7 @@ use crate::simulation::{InputSignal, Snapshot, MAX_INPUT_DERIVATIVE_ORDER};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3, Vector4};
 
 const STATE_MAGIC: u64 = 0x464d_5533_4453_5441;
-const HEADER: &[u8; 8] = b"FMU3DST3";
+const HEADER: &[u8; 8] = b"FMU3DST4";
 
 #[repr(C)]
 pub struct FmuState {
@@ -119,7 +119,11 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
                 out.u32(a as u32);
                 out.u32(b as u32);
                 match friction {
-                    Friction::Slipping { armed } => out.u32(u32::from(armed)),
+                    Friction::Slipping { armed, direction } => {
+                        out.u32(u32::from(armed));
+                        direction.iter().for_each(|x| out.f64(*x));
+                    }
+                    Friction::Rolling => out.u32(3),
                     Friction::Stuck { on_a, on_b, turn } => {
                         out.u32(2);
                         on_a.iter()
@@ -188,7 +192,15 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                 let a = r.u32().ok_or_else(broken)? as usize;
                 let b = r.u32().ok_or_else(broken)? as usize;
                 let friction = match r.u32().ok_or_else(broken)? {
-                    tag @ (0 | 1) => Friction::Slipping { armed: tag == 1 },
+                    tag @ (0 | 1) => Friction::Slipping {
+                        armed: tag == 1,
+                        direction: Vector3::new(
+                            r.f64().ok_or_else(broken)?,
+                            r.f64().ok_or_else(broken)?,
+                            r.f64().ok_or_else(broken)?,
+                        ),
+                    },
+                    3 => Friction::Rolling,
                     2 => {
                         let mut point = || -> Option<Vector3<f64>> {
                             Some(Vector3::new(r.f64()?, r.f64()?, r.f64()?))
@@ -334,7 +346,8 @@ mod tests {
                         jumped: true,
                     }],
                     frictions: vec![
-                        ((0, 1), Friction::Slipping { armed: false }),
+                        ((0, 1), Friction::slipping(false)),
+                        ((0, 2), Friction::Rolling),
                         (
                             (0, 7),
                             Friction::Stuck {
@@ -343,7 +356,13 @@ mod tests {
                                 turn: UnitQuaternion::from_euler_angles(0.1, -0.2, 0.3),
                             },
                         ),
-                        ((3, 100_000), Friction::Slipping { armed: true }),
+                        (
+                            (3, 100_000),
+                            Friction::Slipping {
+                                armed: true,
+                                direction: Vector3::new(0.6, -0.8, 0.0),
+                            },
+                        ),
                     ],
                     cut_angles: vec![7.5],
                 }),

@@ -17,7 +17,7 @@
 //! Pairs of other shapes (capsules, cylinders, cones, ellipsoids, two boxes: the support-map
 //! refinement) are [`Unsupported`].
 
-use super::super::contacts::{rotation_vector, Friction, SIN_PARALLEL};
+use super::super::contacts::{rotation_vector, slip_law, Friction, SIN_PARALLEL};
 use super::super::kinematics::BodyMotion;
 use crate::assembly::{CollisionPair, CollisionSet, Role};
 use crate::collision::analytic::closest_parameters;
@@ -453,6 +453,7 @@ pub fn pair_loads(
     let w = b.motion.w - a.motion.w;
     let n = g.contact.normal.into_inner();
     let mut state = ContactState::new(&g.contact, v, w);
+    state.slip = slip_law(pair, friction);
     let mut d = ContactStateDerivative {
         penetration: -g.distance,
         penetration_rate: -(n.transpose() * d_v + v.transpose() * g.normal),

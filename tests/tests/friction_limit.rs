@@ -1,0 +1,193 @@
+//! Friction that holds at the limit: no creep below the friction angle, rolling without slip.
+//!
+//! Regression: a slipping contact stuck only when it slipped slower than half of `v_small`,
+//! and under a pull above about 0.7 μ_k f_n the regularized sliding law found a steady slip
+//! above that speed: a steel box dropped onto dry wood at 24° (below atan μ_k = 26.6°) crept
+//! 13 mm in 2 s, for ever. A rolling ball never stuck, so its friction stayed the regularized
+//! law, whose slip is proportional to `v_small`. A pair that can stick now slides by Coulomb's
+//! law (μ_k f_n whatever the slip speed) and sticks when its slip has stopped, with its spring
+//! preloaded by the friction force that acted; a rounded pair that stops slipping while it
+//! turns rolls, its slip held by a stiff viscous law (`dynamics::contacts`).
+//!
+//! References, closed forms of Coulomb friction: a box that lands on a ramp below atan μ_k
+//! decelerates at g (μ_k cos θ − sin θ) and stops, then stays (no displacement from 1 s to the
+//! end); a solid ball rolls without slip at a = 5/7 g (sin θ − μ_r cos θ r/ρ) / (1 + 2/5 (r² /
+//! ρ² − 1)), with zero slip at the contact point. The ramp is the floor with gravity tilted by
+//! θ about z (the slide runs along x).
+
+use fmu3d_tests::simulate;
+use fmu_runtime::model;
+
+const G: f64 = 9.81;
+
+/// A box of `lx × ly × lz` of material `body` dropped by `drop` onto a floor of material
+/// `floor`, gravity tilted by `theta`.
+fn box_on_ramp(body: &str, floor: &str, size: [f64; 3], theta: f64, drop: f64) -> model::ModelSpec {
+    let [lx, ly, lz] = size;
+    let source = format!(
+        r#"
+model box_ramp "a box landing on a ramp"
+parameters {{ theta = 0 rad "inclination" }}
+gravity uniform {{ g = [9.81*sin(theta), -9.81*cos(theta), 0] m/s2 }}
+object floor {{
+  parent = world; position = [0, -0.05, 0] m
+  shape box {{ lengths = [40, 0.1, 1] m }}
+  contact {{ material = {floor} }}
+}}
+object block {{
+  shape box {{ lengths = [{lx}, {ly}, {lz}] m }}
+  mass {{ material = {body} }}
+  contact {{ material = {body} }}
+  output = true
+}}
+joint slide free {{ from = world; to = block; position = [0, {y}, 0] m }}
+"#,
+        y = 0.5 * ly + drop
+    );
+    model::load_str_with(&source, "box_ramp.m3d", &[("theta".to_string(), theta)]).expect("model")
+}
+
+/// A box dropped 50 µm lands with a slip (its fall has a component along the ramp): below
+/// atan μ_k it stops and stays, at every fraction of that angle up to 0.98, for two material
+/// pairs and two sizes, at tolerances 1e-4 and 1e-6. Displacement from 1 s to 5 s below 1e-6 m.
+#[test]
+fn a_box_that_lands_sliding_below_the_friction_angle_stops_and_stays() {
+    let mut worst: f64 = 0.0;
+    for (body, floor, mu_k) in [("steel", "dry_wood", 0.5), ("steel", "steel", 0.4)] {
+        for size in [[0.1, 0.04, 0.07], [0.3, 0.1, 0.2]] {
+            for fraction in [0.1, 0.5, 0.9, 0.98] {
+                for tolerance in [1e-4, 1e-6] {
+                    let theta = fraction * f64::atan(mu_k);
+                    let spec = box_on_ramp(body, floor, size, theta, 5e-5);
+                    let run = simulate(spec, tolerance, 5.0, 0.01);
+                    let (x, y) = (run.column("block.r[1]"), run.column("block.r[2]"));
+                    let at_1s = run.time.iter().position(|t| *t >= 1.0).expect("1 s");
+                    let end = x.len() - 1;
+                    let creep = (x[end] - x[at_1s]).hypot(y[end] - y[at_1s]);
+                    eprintln!(
+                        "{body} on {floor}, {size:?} m at {fraction} atan μ_k, tolerance \
+                         {tolerance:e}: moved {:.2e} m in the first second, {creep:.1e} m from \
+                         1 s to 5 s; {} stick-slip events",
+                        (x[at_1s] - x[0]).abs(),
+                        run.simulation.friction_events()
+                    );
+                    assert!(
+                        creep < 1e-6,
+                        "{body} on {floor} {size:?} at {fraction} atan μ_k creeps {creep} m"
+                    );
+                    // It did stop after a slide that Coulomb's deceleration bounds: the landing
+                    // slip (the fall's speed along the ramp, 31 mm/s · sin θ at most) stops
+                    // within v² / (2 g (μ_k cos θ − sin θ)), plus the presliding offset.
+                    let slip = (2.0 * G * 5e-5_f64).sqrt() * theta.sin();
+                    let bound = slip * slip / (2.0 * G * (mu_k * theta.cos() - theta.sin())) + 2e-5;
+                    assert!(
+                        (x[at_1s] - x[0]).abs() < bound,
+                        "slid {} m, bound {bound} m",
+                        (x[at_1s] - x[0]).abs()
+                    );
+                    worst = worst.max(creep);
+                }
+            }
+        }
+    }
+    eprintln!("largest creep from 1 s to 5 s: {worst:.1e} m");
+}
+
+/// Above atan μ_k a landing box slides on with Coulomb's acceleration g (sin θ − μ_k cos θ):
+/// the sliding law is μ_k f_n at every speed (it was regularized below v_small).
+#[test]
+fn above_the_kinetic_friction_angle_a_box_slides_with_coulombs_acceleration() {
+    let mu_k: f64 = 0.5;
+    let theta = 1.05 * mu_k.atan();
+    let run = simulate(
+        box_on_ramp("steel", "dry_wood", [0.1, 0.04, 0.07], theta, 5e-5),
+        1e-6,
+        2.0,
+        0.01,
+    );
+    let samples: Vec<(f64, f64)> = run
+        .time
+        .iter()
+        .zip(run.column("block.r[1]"))
+        .filter(|(t, _)| **t >= 0.5)
+        .map(|(t, x)| (*t, *x))
+        .collect();
+    let acceleration = fmu3d_tests::quadratic_fit_curvature(&samples);
+    let expected = G * (theta.sin() - mu_k * theta.cos());
+    let error = acceleration / expected - 1.0;
+    eprintln!(
+        "at 1.05 atan μ_k: a = {acceleration:.6} m/s² (closed form {expected:.6}, {error:+.1e})"
+    );
+    assert!(
+        error.abs() < 1e-4,
+        "a = {acceleration}, expected {expected}"
+    );
+}
+
+/// A steel ball (radius 3 cm) released on dry wood (μ_s 0.6, μ_r 0.001) at `theta` rolls
+/// without slip: the slip at the contact point stays below 1e-6 m/s (measured 2.2e-7 at the
+/// tolerance 1e-6; 1.1e-6 at 1e-4), and its acceleration is the rolling closed form.
+#[test]
+fn a_ball_rolls_down_a_ramp_without_slip() {
+    const R: f64 = 0.03;
+    const MU_R: f64 = 0.001;
+    for (theta_deg, tolerance) in [(15.0_f64, 1e-6), (15.0, 1e-8), (5.0, 1e-6)] {
+        let theta = theta_deg.to_radians();
+        let source = r#"
+model ball_ramp "a steel ball rolling on a dry-wood ramp"
+parameters { theta = 15 deg "inclination" }
+gravity uniform { g = [9.81*sin(theta), -9.81*cos(theta), 0] m/s2 }
+object floor {
+  parent = world; position = [0, -0.05, 0] m
+  shape box { lengths = [40, 0.1, 1] m }
+  contact { material = dry_wood }
+}
+object ball {
+  shape sphere { diameter = 0.06 m }
+  mass { material = steel }
+  contact { material = steel }
+  output = true
+}
+joint roll free { from = world; to = ball; position = [-15 m, 0.03 m, 0 m] }
+"#;
+        let spec = model::load_str_with(source, "ball_ramp.m3d", &[("theta".to_string(), theta)])
+            .expect("model");
+        let run = simulate(spec, tolerance, 3.0, 0.01);
+        let (v, w, y) = (
+            run.column("ball.v[1]"),
+            run.column("ball.w[3]"),
+            run.column("ball.r[2]"),
+        );
+        // The contact point lies half the static deflection into the floor: ρ = r − δ/2.
+        let mut worst: f64 = 0.0;
+        for k in 10..v.len() {
+            let rho = R - 0.5 * (R - y[k]);
+            worst = worst.max((v[k] + rho * w[k]).abs());
+        }
+        let k = v.len() - 1;
+        let rho = R - 0.5 * (R - y[k]);
+        let samples: Vec<(f64, f64)> = run
+            .time
+            .iter()
+            .zip(run.column("ball.r[1]"))
+            .filter(|(t, _)| **t >= 0.5)
+            .map(|(t, x)| (*t, *x))
+            .collect();
+        let acceleration = fmu3d_tests::quadratic_fit_curvature(&samples);
+        let ratio = R * R / (rho * rho);
+        let expected = G * (theta.sin() - MU_R * theta.cos() * R / rho) / (1.0 + 0.4 * ratio);
+        let error = acceleration / expected - 1.0;
+        eprintln!(
+            "ball at {theta_deg}°, tolerance {tolerance:e}: slip at most {worst:.1e} m/s at up to \
+             {:.2} m/s; a = {acceleration:.6} m/s² (closed form {expected:.6}, {error:+.1e}); {} \
+             stick-slip events",
+            v[k].abs(),
+            run.simulation.friction_events()
+        );
+        assert!(worst < 1e-6, "slips at {worst} m/s");
+        assert!(
+            error.abs() < 1e-4,
+            "a = {acceleration}, expected {expected}"
+        );
+    }
+}
