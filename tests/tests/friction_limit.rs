@@ -290,3 +290,198 @@ fn a_steadily_tilted_box_breaks_away_at_the_static_friction_angle() {
     // offsets differ and the first corner reaches μ_s f_n just before the others.
     assert!(error.abs() < 1e-2, "breaks away at {}°", broke.to_degrees());
 }
+
+/// A wheel driven through its flange: a steel ball (radius 0.1 m) turning on a revolute joint
+/// (axis z, `flange = force`: the torque is the input) of a hub that is free to move up and
+/// down on a carriage running along x, on a steel floor (μ_k 0.4, μ_s 0.5, μ_r 0.001), gravity
+/// tilted by `theta`. Returns the run's time, the carriage's position and the wheel's angular
+/// velocity and centre height, sampled every 10 ms over `stop`.
+fn driven_wheel(theta: f64, torque: f64, stop: f64) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    let source = r#"
+model wheel "a wheel driven by a torque"
+parameters { theta = 0 rad "inclination" }
+gravity uniform { g = [9.81*sin(theta), -9.81*cos(theta), 0] m/s2 }
+object floor {
+  parent = world; position = [0, -0.05, 0] m
+  shape box { lengths = [40, 0.1, 1] m }
+  contact { material = steel }
+}
+object carriage { mass { m = 1 kg; inertia = diag(1e-3, 1e-3, 1e-3) kg.m2 } }
+object hub { mass { m = 0.5 kg; inertia = diag(1e-3, 1e-3, 1e-3) kg.m2 } }
+object wheel {
+  shape sphere { diameter = 0.2 m }
+  mass { material = steel }
+  contact { material = steel }
+}
+joint run prismatic { from = world; to = carriage; axis = x }
+joint lift prismatic { from = carriage; to = hub; axis = y; s = 0.1 m }
+joint spin revolute { from = hub; to = wheel; axis = z; flange = force }
+"#;
+    let spec =
+        model::load_str_with(source, "wheel.m3d", &[("theta".to_string(), theta)]).expect("model");
+    let options = fmu_runtime::simulation::SimulationOptions {
+        tolerance: Some(1e-6),
+        ..Default::default()
+    };
+    let mut simulation =
+        fmu_runtime::simulation::Simulation::new(spec, options).expect("the simulation starts");
+    let input = simulation
+        .variables
+        .variables
+        .iter()
+        .position(|v| v.name == "spin.tau")
+        .expect("the torque input");
+    simulation
+        .set_input(input, torque)
+        .expect("the torque input");
+    let names: Vec<String> = simulation
+        .variables
+        .outputs()
+        .map(|(_, v)| v.name.clone())
+        .collect();
+    let at = |name: &str| names.iter().position(|n| n == name).expect(name);
+    let (x, w, y) = (at("run.s"), at("spin.w"), at("lift.s"));
+    let mut columns = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for k in 0..=(stop / 0.01).round() as usize {
+        let t = k as f64 * 0.01;
+        simulation
+            .advance_to(t)
+            .expect("the integrator reaches the time");
+        let values = simulation.output_values();
+        columns.0.push(t);
+        columns.1.push(values[x]);
+        columns.2.push(values[w]);
+        columns.3.push(values[y]);
+    }
+    columns
+}
+
+/// The wheel rolls without slip while the traction it needs is below μ_s f_n: on the flat and
+/// uphill at 5°, a = (τ/ρ − M g sin θ − μ_r r f_n / ρ) / (M + J/ρ²), with M the mass that
+/// moves along x (wheel, hub, carriage), J = 2/5 m r², f_n the weight of wheel and hub and ρ
+/// the rolling lever (r less half the wheel's static deflection); uphill is towards −x, where
+/// the torque drives it. Beyond the limit it slips: the
+/// carriage then accelerates at (μ_k f_n − M g sin θ) / M and the wheel spins up at
+/// (τ − μ_k f_n ρ − μ_r r f_n) / J.
+#[test]
+fn a_wheel_driven_by_a_torque_rolls_until_its_traction_limit_and_slips_beyond() {
+    const R: f64 = 0.1;
+    let m = 7850.0 * 4.0 / 3.0 * std::f64::consts::PI * R.powi(3);
+    let big_m = m + 1.5;
+    let inertia = 0.4 * m * R * R;
+    let f_n = |theta: f64| (m + 0.5) * G * theta.cos();
+    // A positive torque about z rolls the wheel towards −x: uphill where gravity pulls along +x.
+    for theta_deg in [0.0_f64, 5.0] {
+        let theta = theta_deg.to_radians();
+        // Needs 60 % of μ_s f_n of traction on the flat.
+        let traction = 0.6 * 0.5 * f_n(theta);
+        let torque = traction * R * (1.0 + inertia / (big_m * R * R));
+        let (t, x, _, y) = driven_wheel(theta, torque, 1.0);
+        let rho = R - 0.5 * (R - y[y.len() - 1]);
+        let samples: Vec<(f64, f64)> = t
+            .iter()
+            .zip(&x)
+            .filter(|(t, _)| **t >= 0.2)
+            .map(|(t, x)| (*t, *x))
+            .collect();
+        let a = -fmu3d_tests::quadratic_fit_curvature(&samples);
+        let expected = (torque / rho - big_m * G * theta.sin() - 0.001 * R * f_n(theta) / rho)
+            / (big_m + inertia / (rho * rho));
+        let error = a / expected - 1.0;
+        eprintln!(
+            "wheel at {theta_deg}° with {torque:.3} N·m: rolls at {a:.6} m/s² (closed form \
+             {expected:.6}, {error:+.1e})"
+        );
+        // Measured 7e-14 and 2e-14: a parabola fitted to a parabola.
+        assert!(error.abs() < 1e-9, "a = {a}, expected {expected}");
+    }
+    // Twice the limit's torque on the flat: it slips.
+    let torque = 2.0 * 0.5 * f_n(0.0) * R * (1.0 + inertia / (big_m * R * R));
+    let (t, x, w, y) = driven_wheel(0.0, torque, 1.0);
+    let rho = R - 0.5 * (R - y[y.len() - 1]);
+    let samples: Vec<(f64, f64)> = t
+        .iter()
+        .zip(&x)
+        .filter(|(t, _)| **t >= 0.2)
+        .map(|(t, x)| (*t, *x))
+        .collect();
+    let a = -fmu3d_tests::quadratic_fit_curvature(&samples);
+    let expected = 0.4 * f_n(0.0) / big_m;
+    let (k0, k1) = (20, t.len() - 1);
+    let spin_up = (w[k1] - w[k0]) / (t[k1] - t[k0]);
+    let expected_spin = (torque - 0.4 * f_n(0.0) * rho - 0.001 * R * f_n(0.0)) / inertia;
+    eprintln!(
+        "wheel with {torque:.3} N·m: slides at {a:.6} m/s² (closed form {expected:.6}, {:+.1e}), \
+         spins up at {spin_up:.4} rad/s² (closed form {expected_spin:.4}, {:+.1e})",
+        a / expected - 1.0,
+        spin_up / expected_spin - 1.0
+    );
+    assert!(
+        (a / expected - 1.0).abs() < 1e-9,
+        "a = {a}, expected {expected}"
+    );
+    assert!(
+        (spin_up / expected_spin - 1.0).abs() < 1e-6,
+        "spins up at {spin_up}, expected {expected_spin}"
+    );
+}
+
+/// A steel ball rolls down a 20° dry-wood ramp (μ_s 0.6: it needs 2/7 tan θ = 0.10 of its
+/// normal force) onto a slippery stretch (steel on plastic set to μ_k 0.05, μ_s 0.06, below
+/// that): there the traction limit is exceeded and it slips (an event), its centre accelerating
+/// at g (sin θ − μ_k cos θ) while the friction spins it up, and the slip grows.
+#[test]
+fn a_ball_that_rolls_onto_a_slippery_stretch_slips() {
+    let source = r#"
+model ball_slips "a ball rolling onto a slippery stretch"
+parameters { theta = 20 deg "inclination" }
+contact_pair steel plastic { cor = 0.6; mu_k = 0.05; mu_s = 0.06; mu_r = 0.001 }
+gravity uniform { g = [9.81*sin(theta), -9.81*cos(theta), 0] m/s2 }
+object wood { parent = world; position = [-10, -0.05, 0] m; shape box { lengths = [20, 0.1, 1] m }; contact { material = dry_wood } }
+object ice { parent = world; position = [10, -0.05, 0] m; shape box { lengths = [20, 0.1, 1] m }; contact { material = plastic } }
+object ball {
+  shape sphere { diameter = 0.06 m }
+  mass { material = steel }
+  contact { material = steel }
+  output = true
+}
+joint roll free { from = world; to = ball; position = [-1 m, 0.03 m, 0 m] }
+"#;
+    let spec = model::load_str_with(source, "ball_slips.m3d", &[]).expect("model");
+    let theta = 20f64.to_radians();
+    let run = simulate(spec, 1e-6, 1.2, 0.01);
+    let (x, v, w, y) = (
+        run.column("ball.r[1]"),
+        run.column("ball.v[1]"),
+        run.column("ball.w[3]"),
+        run.column("ball.r[2]"),
+    );
+    let slip = |k: usize| v[k] + 0.5 * (0.03 + y[k]) * w[k];
+    let entered = (0..x.len())
+        .find(|&k| x[k] > 0.05)
+        .expect("it reaches the slippery stretch");
+    // On wood: until the ball's lowest point is 2 cm before the stretch.
+    let on_wood = (10..entered)
+        .filter(|&k| x[k] < -0.02)
+        .map(|k| slip(k).abs())
+        .fold(0.0, f64::max);
+    let samples: Vec<(f64, f64)> = (entered..x.len()).map(|k| (run.time[k], x[k])).collect();
+    let a = fmu3d_tests::quadratic_fit_curvature(&samples);
+    let expected = G * (theta.sin() - 0.05 * theta.cos());
+    let end = x.len() - 1;
+    eprintln!(
+        "ball: slip at most {on_wood:.1e} m/s on wood; on the slippery stretch from {:.2} s it \
+         accelerates at {a:.5} m/s² (closed form {expected:.5}, {:+.1e}) and slips at {:.3} m/s at \
+         the end; {} stick-slip events",
+        run.time[entered],
+        a / expected - 1.0,
+        slip(end),
+        run.simulation.friction_events()
+    );
+    assert!(on_wood < 1e-6, "slips on wood at {on_wood} m/s");
+    assert!(
+        (a / expected - 1.0).abs() < 1e-6,
+        "a = {a}, expected {expected}"
+    );
+    assert!(slip(end) > 0.1, "slip {} m/s", slip(end));
+}
