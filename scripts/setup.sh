@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building fmu3d needs on a Debian machine with Rust: cmake and libclang (to build
 # SUNDIALS from the vendored sources of sundials-sys and generate its bindings), zig and
-# cargo-zigbuild (to link the FMU's runtime for glibc 2.17). Safe to run again: it installs only
-# what is missing.
+# cargo-zigbuild (to link the FMU's runtime for glibc 2.17), Debian's Rust and MinGW-w64 (to
+# build it for Windows). Safe to run again: it installs only what is missing.
 #
 #   bash scripts/setup.sh            # the build tools
-#   bash scripts/setup.sh --python   # and .venv with the Python test harness's packages
+#   bash scripts/setup.sh --python   # and Wine, and .venv with the Python test harness's packages
 #                                    # (tests/python/requirements.txt: fmpy, libcosimpy, pytest, numpy)
 #                                    # and the fmi-sim command (crates.io) into .tools/bin
 #                                    # and fmu3d-sweep (sweep/: dask, pandas, pyarrow, matplotlib)
@@ -57,6 +57,16 @@ has_libclang || need_apt+=(libclang-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 # node and npm bundle the page script of `fmu3d view` (viewer/, scripts/build.sh).
 command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
+# The FMU's Windows runtime (scripts/build.sh; docs/fmi.md, "The shared library"): Debian's Rust
+# with the standard library's source (rustc-web, cargo-web, rust-web-src: the standard library
+# of the win7 target is built from it, which rustup cannot fetch here) and the MinGW-w64 cross
+# toolchain; with --python also Wine, which runs the Windows binaries in the tests.
+[ -x /usr/bin/x86_64-w64-mingw32-gcc ] || need_apt+=(mingw-w64)
+{ [ -x /usr/bin/cargo ] && [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ]; } \
+  || need_apt+=(rustc-web cargo-web rust-web-src)
+if $python; then
+  [ -x /usr/lib/wine/wine64 ] || need_apt+=(wine64)
+fi
 # readelf, nm and objdump for the checks of the FMU's shared library.
 if $python; then
   command -v readelf >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 \

@@ -1,7 +1,8 @@
 //! `fmu3d build`: a model file → an FMI 2.0 FMU (Co-Simulation and Model Exchange).
 //!
 //! The FMU holds `modelDescription.xml`, the runtime library as
-//! `binaries/linux64/<modelIdentifier>.so`, the model file's exact bytes as
+//! `binaries/linux64/<modelIdentifier>.so` and, where `scripts/build.sh` has built it for
+//! Windows, `binaries/win64/<modelIdentifier>.dll`, the model file's exact bytes as
 //! `resources/model.m3d` (the runtime reads it back and checks its GUID), the visual
 //! description `resources/visual.json` (for animations, `docs/animation.md`) and
 //! `documentation/index.html`.
@@ -19,20 +20,51 @@ use std::time::SystemTime;
 pub const RUNTIME_VARIABLE: &str = "FMU3D_RUNTIME";
 /// File name of the runtime library that cargo builds from `fmu-runtime`.
 pub const RUNTIME_LIBRARY: &str = "libfmu_runtime.so";
+/// Environment variable naming the Windows runtime library to package.
+pub const WINDOWS_RUNTIME_VARIABLE: &str = "FMU3D_RUNTIME_WIN64";
+/// File name of the Windows runtime library that cargo builds from `fmu-runtime`.
+pub const WINDOWS_RUNTIME_LIBRARY: &str = "fmu_runtime.dll";
+/// Target triple of the Windows runtime that `scripts/build.sh` builds (x86-64, Windows 7 and
+/// later: its standard library imports no DLL that Wine 8 or Windows 7 lacks).
+const WINDOWS_TARGET: &str = "x86_64-win7-windows-gnu";
+
+/// A platform an FMU carries a binary for (FMI 2.0 §2.4: `binaries/<platform>/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Platform {
+    /// x86-64 Linux, glibc 2.17 and newer: `binaries/linux64/<id>.so`.
+    Linux64,
+    /// x86-64 Windows 7 and newer: `binaries/win64/<id>.dll`.
+    Win64,
+}
+
+impl Platform {
+    /// The FMU's file of this platform's binary for model identifier `identifier`.
+    fn binary(self, identifier: &str) -> String {
+        match self {
+            Platform::Linux64 => format!("binaries/linux64/{identifier}.so"),
+            Platform::Win64 => format!("binaries/win64/{identifier}.dll"),
+        }
+    }
+}
 
 pub fn run(args: &BuildArgs) -> Result<(), String> {
-    let packaged = package(&args.model, args.animation_outputs)?;
+    let packaged = package(&args.model, args.animation_outputs, &args.platforms)?;
     let destination = args
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.fmu", packaged.sim.spec.name)));
     fmu_archive::write(&destination, &packaged.entries, packaged.time)?;
+    let runtimes: Vec<String> = packaged
+        .runtimes
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect();
     eprintln!(
         "{}: wrote {} ({} variables, runtime {})",
         packaged.sim.spec.name,
         destination.display(),
         packaged.sim.variables.variables.len(),
-        packaged.runtime.display()
+        runtimes.join(" and ")
     );
     Ok(())
 }
@@ -44,8 +76,8 @@ pub struct Packaged {
     pub entries: Vec<Entry>,
     /// When it was generated (`SOURCE_DATE_EPOCH` or now).
     pub time: UtcTime,
-    /// The runtime library packaged.
-    pub runtime: PathBuf,
+    /// The runtime libraries packaged, one per platform.
+    pub runtimes: Vec<PathBuf>,
 }
 
 /// The model file's simulation at its start. Errors of the model file name their place; the
@@ -68,8 +100,13 @@ pub fn start_simulation(model_path: &Path, pose_outputs: bool) -> Result<Simulat
 
 /// The entries of the FMU made from the model file at `model`: `fmu3d build` writes them to a
 /// file, `fmu3d ssp` into the system's archive. With `pose_outputs` every moving body's pose is
-/// an output (`--animation-outputs`).
-pub fn package(model_path: &Path, pose_outputs: bool) -> Result<Packaged, String> {
+/// an output (`--animation-outputs`). `platforms`: the binaries it carries (empty: the default,
+/// [`default_platforms`]).
+pub fn package(
+    model_path: &Path,
+    pose_outputs: bool,
+    platforms: &[Platform],
+) -> Result<Packaged, String> {
     let model = model_path.display();
     let sim = start_simulation(model_path, pose_outputs)?;
     let source = std::fs::read(model_path).map_err(|e| format!("{model}:0:0: error: {e}"))?;
@@ -77,25 +114,39 @@ pub fn package(model_path: &Path, pose_outputs: bool) -> Result<Packaged, String
         .map_err(|e| format!("{model}:0:0: error: not UTF-8 text: {e}"))?;
     let time = generation_time()?;
     let generated = time.iso8601();
-    let runtime = runtime_library()?;
-    let library = std::fs::read(&runtime)
-        .map_err(|e| format!("cannot read the runtime library {}: {e}", runtime.display()))?;
+    let platforms = if platforms.is_empty() {
+        default_platforms()
+    } else {
+        platforms.to_vec()
+    };
+    let mut runtimes = Vec::new();
+    let mut binaries = Vec::new();
+    for platform in platforms {
+        let runtime = match platform {
+            Platform::Linux64 => runtime_library()?,
+            Platform::Win64 => windows_runtime_library()?,
+        };
+        let library = std::fs::read(&runtime)
+            .map_err(|e| format!("cannot read the runtime library {}: {e}", runtime.display()))?;
+        binaries.push((platform, library));
+        runtimes.push(runtime);
+    }
 
     let identifier = fmu::model_identifier(&sim.spec);
     let description =
         model_description::write(&sim, text, &generated).map_err(|e| format!("{model}: {e}"))?;
     let documentation = documentation::write(&sim, &generated)?;
-    let entries = vec![
-        Entry {
-            name: "modelDescription.xml".into(),
-            bytes: description,
-            executable: false,
-        },
-        Entry {
-            name: format!("binaries/linux64/{identifier}.so"),
-            bytes: library,
-            executable: true,
-        },
+    let mut entries = vec![Entry {
+        name: "modelDescription.xml".into(),
+        bytes: description,
+        executable: false,
+    }];
+    entries.extend(binaries.into_iter().map(|(platform, bytes)| Entry {
+        name: platform.binary(&identifier),
+        bytes,
+        executable: true,
+    }));
+    entries.extend([
         Entry {
             name: format!("resources/{MODEL_FILE}"),
             bytes: source,
@@ -111,13 +162,73 @@ pub fn package(model_path: &Path, pose_outputs: bool) -> Result<Packaged, String
             bytes: documentation,
             executable: false,
         },
-    ];
+    ]);
     Ok(Packaged {
         sim,
         entries,
         time,
-        runtime,
+        runtimes,
     })
+}
+
+/// The platforms of an FMU whose `--platforms` are not given: Linux, and Windows where its
+/// runtime is there and not older than the Linux one (a stale one would put old code into the
+/// FMU: it is left out with a warning).
+pub fn default_platforms() -> Vec<Platform> {
+    match windows_runtime_library() {
+        Ok(_) => vec![Platform::Linux64, Platform::Win64],
+        Err(why) => {
+            if std::env::var_os(WINDOWS_RUNTIME_VARIABLE).is_some() || why.contains("older") {
+                eprintln!("warning: {why}; the FMU carries linux64 only");
+            }
+            vec![Platform::Linux64]
+        }
+    }
+}
+
+/// The Windows runtime library to package: `$FMU3D_RUNTIME_WIN64` if set; else the one
+/// `scripts/build.sh` cross-builds (cargo's folder for [`WINDOWS_TARGET`] beside the running
+/// `fmu3d`'s), unless it is older than the Linux runtime next to `fmu3d`.
+fn windows_runtime_library() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os(WINDOWS_RUNTIME_VARIABLE) {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!(
+                "the Windows runtime library {} (from {WINDOWS_RUNTIME_VARIABLE}) does not exist",
+                path.display()
+            ))
+        };
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the Windows runtime library: no path to fmu3d: {e}"))?;
+    let folder = exe.parent().unwrap_or(Path::new("."));
+    let build = "build it with `bash scripts/build.sh` (docs/fmi.md, \"The shared library\"), or \
+                 set FMU3D_RUNTIME_WIN64 to its path";
+    let (Some(profile), Some(target)) = (folder.file_name(), folder.parent()) else {
+        return Err(format!(
+            "no Windows runtime library next to {}: {build}",
+            exe.display()
+        ));
+    };
+    let dll = target
+        .join(WINDOWS_TARGET)
+        .join(profile)
+        .join(WINDOWS_RUNTIME_LIBRARY);
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    match (modified(&dll), modified(&folder.join(RUNTIME_LIBRARY))) {
+        (None, _) => Err(format!(
+            "there is no Windows runtime library {}: {build}",
+            dll.display()
+        )),
+        (Some(windows), Some(linux)) if windows < linux => Err(format!(
+            "the Windows runtime library {} is older than {}: the runtime changed since; {build}",
+            dll.display(),
+            folder.join(RUNTIME_LIBRARY).display()
+        )),
+        _ => Ok(dll),
+    }
 }
 
 /// The time written into the FMU (and an SSP): `SOURCE_DATE_EPOCH` (seconds since 1970, UTC) when set, for

@@ -56,6 +56,10 @@ pub struct BuildArgs {
     /// `w`), so that `fmu3d animate` can animate any importer's result.
     #[arg(long)]
     pub animation_outputs: bool,
+    /// The platforms whose binaries the FMU carries, e.g. `linux64,win64` (default: both when
+    /// `bash scripts/build.sh` has built the Windows runtime, else `linux64`).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub platforms: Vec<crate::build::Platform>,
 }
 
 #[derive(Debug, Args)]

@@ -143,7 +143,7 @@ struct Connection {
 }
 
 pub fn run(args: &SspArgs) -> Result<(), String> {
-    let packaged = build::package(&args.model, false)?;
+    let packaged = build::package(&args.model, false, &[])?;
     let spec = &packaged.sim.spec;
     let mechanism_name = args.name.clone().unwrap_or_else(|| spec.name.clone());
     let mut components = vec![Component {

@@ -646,3 +646,63 @@ fn a_signal_or_a_kill_leaves_no_partial_file() {
     assert!(alive.exists(), "a running build's file stays");
     std::fs::remove_file(&alive).expect("removed");
 }
+
+/// `--platforms`: the FMU carries the binaries named, each under `binaries/<platform>/`; the
+/// Windows runtime named by `FMU3D_RUNTIME_WIN64` is packaged byte for byte, and a missing one
+/// is an error that says how to build it when asked for, a warning when it is the default.
+#[test]
+fn the_platforms_are_chosen_and_a_missing_windows_runtime_is_reported() {
+    let pendulum = repository().join("models/pendulum.m3d");
+    let out = folder("platforms");
+    let dll = out.join("fmu_runtime.dll");
+    std::fs::write(&dll, b"MZ not really a DLL").expect("written");
+    let build = |platforms: Option<&str>, windows_runtime: &std::path::Path, fmu: &str| {
+        let mut command = fmu3d();
+        command
+            .arg("build")
+            .arg(&pendulum)
+            .arg("-o")
+            .arg(out.join(fmu))
+            .env("FMU3D_RUNTIME_WIN64", windows_runtime);
+        if let Some(platforms) = platforms {
+            command.args(["--platforms", platforms]);
+        }
+        command.output().expect("fmu3d runs")
+    };
+    let run = build(None, &dll, "both.fmu");
+    assert!(run.status.success(), "{run:?}");
+    let entries = zip_names(&out.join("both.fmu"));
+    assert!(
+        entries.contains(&"binaries/linux64/pendulum.so".to_string()),
+        "{entries:?}"
+    );
+    assert!(
+        entries.contains(&"binaries/win64/pendulum.dll".to_string()),
+        "{entries:?}"
+    );
+    assert_eq!(
+        read_entry(&out.join("both.fmu"), "binaries/win64/pendulum.dll"),
+        b"MZ not really a DLL".to_vec()
+    );
+    let run = build(Some("linux64"), &dll, "linux.fmu");
+    assert!(run.status.success(), "{run:?}");
+    let entries = zip_names(&out.join("linux.fmu"));
+    assert!(
+        !entries.iter().any(|e| e.starts_with("binaries/win64/")),
+        "{entries:?}"
+    );
+    let missing = out.join("no-such.dll");
+    let run = build(Some("linux64,win64"), &missing, "refused.fmu");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("(from FMU3D_RUNTIME_WIN64) does not exist"),
+        "{stderr}"
+    );
+    assert!(!out.join("refused.fmu").exists());
+    let run = build(None, &missing, "default.fmu");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("the FMU carries linux64 only"), "{stderr}");
+    std::fs::remove_dir_all(&out).ok();
+}

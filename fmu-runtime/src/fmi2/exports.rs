@@ -92,6 +92,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
         return std::ptr::null_mut();
     };
     let result = catch_unwind(AssertUnwindSafe(|| {
+        super::resources::pin_loaded_library();
         // SAFETY: null-checked inside; NUL-terminated by the host's contract.
         let name = unsafe { string(instance_name, "instanceName") }.unwrap_or("(no name)");
         let logger = Logger::new(
