@@ -327,10 +327,15 @@ pub enum Friction {
     Slipping {
         armed: bool,
         direction: Vector3<f64>,
+        /// Broke loose from rolling: arms only above half of `v_small` ([`arm_speed`]).
+        rolled: bool,
     },
     /// Rolling without slip (pairs that roll, `CollisionPair::rolls`): the slip is held by a
-    /// stiff viscous law ([`SlipLaw::Rolling`]).
-    Rolling,
+    /// stiff viscous law ([`SlipLaw::Rolling`]). `armed`: the pair turned faster than the rest
+    /// speed at a restart since its turn broke loose (or it started rolling by stopping a
+    /// slide), so turning slower than that makes it stick; unarmed, its turn is not watched (a
+    /// pair whose turn just broke loose would otherwise stick again at once).
+    Rolling { armed: bool },
     /// Stuck: the anchored material points, in the frames of the bodies of collider a and b,
     /// and the orientation of b's body in a's body frame when the pair stuck (held by pairs that
     /// hold their turn, `CollisionPair::holds_turn`).
@@ -347,6 +352,7 @@ impl Friction {
         Friction::Slipping {
             armed,
             direction: Vector3::zeros(),
+            rolled: false,
         }
     }
 }
@@ -356,7 +362,7 @@ pub fn slip_law(pair: &CollisionPair, friction: &Friction) -> SlipLaw {
     match friction {
         _ if !pair.sticks => SlipLaw::Regularized,
         Friction::Slipping { armed: true, .. } => SlipLaw::Coulomb,
-        Friction::Rolling => SlipLaw::Rolling,
+        Friction::Rolling { .. } => SlipLaw::Rolling,
         Friction::Slipping { armed: false, .. } | Friction::Stuck { .. } => SlipLaw::Regularized,
     }
 }
@@ -460,6 +466,19 @@ fn stick_turn_speed(pair: &CollisionPair) -> f64 {
     STICK_TURN_FRACTION * pair.law.w_small
 }
 
+/// The slip speed above which a pair that broke away slides by Coulomb's law (and may stick
+/// again when it stops) [m/s]: the stick speed, and half of `v_small` for a pair that broke
+/// loose from rolling. Below it the pair keeps the regularized law: a rolling contact in a heap
+/// that its neighbours' pushes break loose does not roll and break again at every micrometre
+/// per second (a pour of 36 balls: several times the steps).
+fn arm_speed(pair: &CollisionPair, rolled: bool) -> f64 {
+    if rolled {
+        LANDING_STICK_FRACTION * pair.law.v_small
+    } else {
+        STICK_SPEED
+    }
+}
+
 /// How far a slipping pair is from stopping [m/s]: its slip along `direction` (its slip speed
 /// where `direction` is zero) less the stick speed. Negative when it has stopped, or where its
 /// slip has turned away from `direction`.
@@ -498,6 +517,17 @@ fn rest_margin(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
     (turning - 1.0) * pair.law.mu_s * evaluation.response.normal_force
 }
 
+/// The turn's part of a rolling pair's switching function [N]: armed, the rest margin (falls
+/// through zero as the pair comes to rest); unarmed (its turn has just broken loose), none: it
+/// arms at a later restart at which it turns faster than the rest speed.
+fn turn_switch(pair: &CollisionPair, evaluation: &PairEvaluation, armed: bool) -> f64 {
+    if armed {
+        rest_margin(pair, evaluation)
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// The stick–slip switching function of pair `id` at the workspace's kinematics, whose signed
 /// distance is `distance` (module documentation): the traction and turn margins while it
 /// sticks, the traction and rest margins while it rolls, the stop excess while it slips; 1
@@ -513,12 +543,17 @@ fn friction_switch(mechanism: &Mechanism, ws: &Workspace, id: usize, distance: f
     };
     match friction {
         Friction::Stuck { .. } => traction_margin(pair, &e).min(turn_margin(pair, &e)),
-        Friction::Rolling => traction_margin(pair, &e).min(rest_margin(pair, &e)),
+        Friction::Rolling { armed } => traction_margin(pair, &e).min(turn_switch(pair, &e, armed)),
         Friction::Slipping {
             armed: true,
             direction,
+            ..
         } => stop_excess(&e, &direction),
-        Friction::Slipping { armed: false, .. } => stop_excess(&e, &Vector3::zeros()),
+        Friction::Slipping {
+            armed: false,
+            rolled,
+            ..
+        } => slip_velocity(&e).norm() - arm_speed(pair, rolled),
     }
 }
 
@@ -670,24 +705,33 @@ fn update_friction(
     let sliding = Friction::Slipping {
         armed: true,
         direction: slip.try_normalize(0.0).unwrap_or_else(Vector3::zeros),
+        rolled: false,
     };
     let before = ws.pairs.frictions[id];
     let after = match before {
         Friction::Stuck { .. } if switched < 0 => {
             if turn_margin(&pair, &evaluation) < traction_margin(&pair, &evaluation) {
-                Friction::Rolling
+                Friction::Rolling { armed: false }
             } else {
                 Friction::slipping(false)
             }
         }
-        Friction::Rolling if switched < 0 => {
-            if traction_margin(&pair, &evaluation) <= rest_margin(&pair, &evaluation) {
-                Friction::slipping(false)
+        Friction::Rolling { armed } if switched < 0 => {
+            let turn = turn_switch(&pair, &evaluation, armed);
+            if traction_margin(&pair, &evaluation) <= turn {
+                Friction::Slipping {
+                    armed: false,
+                    direction: Vector3::zeros(),
+                    rolled: true,
+                }
             } else {
                 stuck(mechanism, ws, &pair, &evaluation)
             }
         }
-        Friction::Stuck { .. } | Friction::Rolling => before,
+        Friction::Rolling { armed: false } if rest_margin(&pair, &evaluation) > 0.0 => {
+            Friction::Rolling { armed: true }
+        }
+        Friction::Stuck { .. } | Friction::Rolling { .. } => before,
         Friction::Slipping { armed, .. } if started || (armed && switched < 0) => {
             // Stopped: slower than twice the stick speed (after a fall along the old
             // direction the slip's other components have shrunk with it); a contact that
@@ -701,7 +745,7 @@ fn update_friction(
             match () {
                 _ if pair.rolls && turning => {
                     if stopped {
-                        Friction::Rolling
+                        Friction::Rolling { armed: true }
                     } else {
                         sliding
                     }
@@ -713,10 +757,14 @@ fn update_friction(
         Friction::Slipping { armed, .. } if armed || switched > 0 => sliding,
         Friction::Slipping { .. } => before,
     };
-    // A pair that broke away, or has not slid yet, slides once it slips faster than the stick
-    // speed: at this restart already, or when its slip rises through it.
+    // A pair that broke away slides once it slips faster than the arm speed: at this restart
+    // already, or when its slip rises through it.
     let after = match after {
-        Friction::Slipping { armed: false, .. } if slip.norm() > STICK_SPEED => sliding,
+        Friction::Slipping {
+            armed: false,
+            rolled,
+            ..
+        } if slip.norm() > arm_speed(&pair, rolled) => sliding,
         other => other,
     };
     ws.pairs.frictions[id] = after;

@@ -119,11 +119,16 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
                 out.u32(a as u32);
                 out.u32(b as u32);
                 match friction {
-                    Friction::Slipping { armed, direction } => {
+                    Friction::Slipping {
+                        armed,
+                        direction,
+                        rolled,
+                    } => {
                         out.u32(u32::from(armed));
                         direction.iter().for_each(|x| out.f64(*x));
+                        out.u32(u32::from(rolled));
                     }
-                    Friction::Rolling => out.u32(3),
+                    Friction::Rolling { armed } => out.u32(3 + u32::from(armed)),
                     Friction::Stuck { on_a, on_b, turn } => {
                         out.u32(2);
                         on_a.iter()
@@ -199,8 +204,9 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                             r.f64().ok_or_else(broken)?,
                             r.f64().ok_or_else(broken)?,
                         ),
+                        rolled: r.u32().ok_or_else(broken)? != 0,
                     },
-                    3 => Friction::Rolling,
+                    tag @ (3 | 4) => Friction::Rolling { armed: tag == 4 },
                     2 => {
                         let mut point = || -> Option<Vector3<f64>> {
                             Some(Vector3::new(r.f64()?, r.f64()?, r.f64()?))
@@ -347,7 +353,8 @@ mod tests {
                     }],
                     frictions: vec![
                         ((0, 1), Friction::slipping(false)),
-                        ((0, 2), Friction::Rolling),
+                        ((0, 2), Friction::Rolling { armed: false }),
+                        ((0, 3), Friction::Rolling { armed: true }),
                         (
                             (0, 7),
                             Friction::Stuck {
@@ -361,6 +368,15 @@ mod tests {
                             Friction::Slipping {
                                 armed: true,
                                 direction: Vector3::new(0.6, -0.8, 0.0),
+                                rolled: false,
+                            },
+                        ),
+                        (
+                            (4, 5),
+                            Friction::Slipping {
+                                armed: false,
+                                direction: Vector3::zeros(),
+                                rolled: true,
                             },
                         ),
                     ],
