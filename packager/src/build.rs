@@ -186,26 +186,32 @@ pub fn default_platforms() -> Vec<Platform> {
     }
 }
 
+/// The library that environment variable `variable` names, if it is set: an error where there
+/// is no such file (`what` names the library in it).
+fn runtime_named_by(variable: &str, what: &str) -> Option<Result<PathBuf, String>> {
+    let path = PathBuf::from(std::env::var_os(variable)?);
+    Some(if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "the {what} {} (from {variable}) does not exist",
+            path.display()
+        ))
+    })
+}
+
 /// The Windows runtime library to package: `$FMU3D_RUNTIME_WIN64` if set; else the one
 /// `scripts/build.sh` cross-builds (cargo's folder for [`WINDOWS_TARGET`] beside the running
 /// `fmu3d`'s), unless it is older than the Linux runtime next to `fmu3d`.
 fn windows_runtime_library() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os(WINDOWS_RUNTIME_VARIABLE) {
-        let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!(
-                "the Windows runtime library {} (from {WINDOWS_RUNTIME_VARIABLE}) does not exist",
-                path.display()
-            ))
-        };
+    if let Some(named) = runtime_named_by(WINDOWS_RUNTIME_VARIABLE, "Windows runtime library") {
+        return named;
     }
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find the Windows runtime library: no path to fmu3d: {e}"))?;
     let folder = exe.parent().unwrap_or(Path::new("."));
-    let build = "build it with `bash scripts/build.sh` (docs/fmi.md, \"The shared library\"), or \
-                 set FMU3D_RUNTIME_WIN64 to its path";
+    let build = "build it with `bash scripts/build.sh` (docs/fmi.md, \"Platforms\"), or set \
+                 FMU3D_RUNTIME_WIN64 to its path";
     let (Some(profile), Some(target)) = (folder.file_name(), folder.parent()) else {
         return Err(format!(
             "no Windows runtime library next to {}: {build}",
@@ -257,16 +263,8 @@ pub fn generation_time() -> Result<UtcTime, String> {
 /// `target/release` → `target/x86_64-unknown-linux-gnu/release`), unless the runtime next to
 /// `fmu3d` is newer (the runtime changed since); else `libfmu_runtime.so` next to `fmu3d`.
 fn runtime_library() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os(RUNTIME_VARIABLE) {
-        let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!(
-                "the runtime library {} (from {RUNTIME_VARIABLE}) does not exist",
-                path.display()
-            ))
-        };
+    if let Some(named) = runtime_named_by(RUNTIME_VARIABLE, "runtime library") {
+        return named;
     }
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find the runtime library: no path to fmu3d: {e}"))?;

@@ -20,6 +20,23 @@ use fmu_runtime::model;
 
 const G: f64 = 9.81;
 
+/// The acceleration of a coordinate `x` sampled at `time`: twice the leading coefficient of the
+/// least-squares parabola through its samples from `from` on.
+fn fitted_acceleration(time: &[f64], x: &[f64], from: f64) -> f64 {
+    let samples: Vec<(f64, f64)> = time
+        .iter()
+        .zip(x)
+        .filter(|(t, _)| **t >= from)
+        .map(|(t, x)| (*t, *x))
+        .collect();
+    fmu3d_tests::quadratic_fit_curvature(&samples)
+}
+
+/// [`fitted_acceleration`] from 0.5 s on, past the landing or the start.
+fn acceleration_from_half_a_second(time: &[f64], x: &[f64]) -> f64 {
+    fitted_acceleration(time, x, 0.5)
+}
+
 /// A box of `lx × ly × lz` of material `body` dropped by `drop` onto a floor of material
 /// `floor`, gravity tilted by `theta`.
 fn box_on_ramp(body: &str, floor: &str, size: [f64; 3], theta: f64, drop: f64) -> model::ModelSpec {
@@ -105,14 +122,7 @@ fn above_the_kinetic_friction_angle_a_box_slides_with_coulombs_acceleration() {
         2.0,
         0.01,
     );
-    let samples: Vec<(f64, f64)> = run
-        .time
-        .iter()
-        .zip(run.column("block.r[1]"))
-        .filter(|(t, _)| **t >= 0.5)
-        .map(|(t, x)| (*t, *x))
-        .collect();
-    let acceleration = fmu3d_tests::quadratic_fit_curvature(&samples);
+    let acceleration = acceleration_from_half_a_second(&run.time, run.column("block.r[1]"));
     let expected = G * (theta.sin() - mu_k * theta.cos());
     let error = acceleration / expected - 1.0;
     eprintln!(
@@ -166,14 +176,7 @@ joint roll free { from = world; to = ball; position = [-15 m, 0.03 m, 0 m] }
         }
         let k = v.len() - 1;
         let rho = R - 0.5 * (R - y[k]);
-        let samples: Vec<(f64, f64)> = run
-            .time
-            .iter()
-            .zip(run.column("ball.r[1]"))
-            .filter(|(t, _)| **t >= 0.5)
-            .map(|(t, x)| (*t, *x))
-            .collect();
-        let acceleration = fmu3d_tests::quadratic_fit_curvature(&samples);
+        let acceleration = acceleration_from_half_a_second(&run.time, run.column("ball.r[1]"));
         let ratio = R * R / (rho * rho);
         let expected = G * (theta.sin() - MU_R * theta.cos() * R / rho) / (1.0 + 0.4 * ratio);
         let error = acceleration / expected - 1.0;
@@ -378,13 +381,7 @@ fn a_wheel_driven_by_a_torque_rolls_until_its_traction_limit_and_slips_beyond() 
         let torque = traction * R * (1.0 + inertia / (big_m * R * R));
         let (t, x, _, y) = driven_wheel(theta, torque, 1.0);
         let rho = R - 0.5 * (R - y[y.len() - 1]);
-        let samples: Vec<(f64, f64)> = t
-            .iter()
-            .zip(&x)
-            .filter(|(t, _)| **t >= 0.2)
-            .map(|(t, x)| (*t, *x))
-            .collect();
-        let a = -fmu3d_tests::quadratic_fit_curvature(&samples);
+        let a = -fitted_acceleration(&t, &x, 0.2);
         let expected = (torque / rho - big_m * G * theta.sin() - 0.001 * R * f_n(theta) / rho)
             / (big_m + inertia / (rho * rho));
         let error = a / expected - 1.0;
@@ -399,13 +396,7 @@ fn a_wheel_driven_by_a_torque_rolls_until_its_traction_limit_and_slips_beyond() 
     let torque = 2.0 * 0.5 * f_n(0.0) * R * (1.0 + inertia / (big_m * R * R));
     let (t, x, w, y) = driven_wheel(0.0, torque, 1.0);
     let rho = R - 0.5 * (R - y[y.len() - 1]);
-    let samples: Vec<(f64, f64)> = t
-        .iter()
-        .zip(&x)
-        .filter(|(t, _)| **t >= 0.2)
-        .map(|(t, x)| (*t, *x))
-        .collect();
-    let a = -fmu3d_tests::quadratic_fit_curvature(&samples);
+    let a = -fitted_acceleration(&t, &x, 0.2);
     let expected = 0.4 * f_n(0.0) / big_m;
     let (k0, k1) = (20, t.len() - 1);
     let spin_up = (w[k1] - w[k0]) / (t[k1] - t[k0]);
@@ -465,8 +456,7 @@ joint roll free { from = world; to = ball; position = [-1 m, 0.03 m, 0 m] }
         .filter(|&k| x[k] < -0.02)
         .map(|k| slip(k).abs())
         .fold(0.0, f64::max);
-    let samples: Vec<(f64, f64)> = (entered..x.len()).map(|k| (run.time[k], x[k])).collect();
-    let a = fmu3d_tests::quadratic_fit_curvature(&samples);
+    let a = fitted_acceleration(&run.time, x, run.time[entered]);
     let expected = G * (theta.sin() - 0.05 * theta.cos());
     let end = x.len() - 1;
     eprintln!(
