@@ -122,17 +122,28 @@ BITWISE = {"ball_on_ramp", "clock", "cylindrical_slide", "gearbox_mount", "gripp
            "planar_slider", "spring_body", "tumbling_body"}
 
 
-def agreement(linux, windows, tight):
+#: Chaotic models, whose run the tolerance determines only while its own error is far smaller:
+#: the chain of links and the billiard break (their last bits grow by orders of magnitude).
+CHAOTIC = {"chain", "billiard16"}
+
+
+def agreement(linux, windows, tight, determined_within):
     """How far the Windows binary's outputs are from the Linux binary's, in units of the Linux
-    run's own error: per output, the largest difference over the run divided by the largest
-    difference of the Linux run from the one at a hundredth of its tolerance (at least 1e-12 of
-    the output's size, plus 1e-12: for outputs that stay zero). Different last bits of `sin` or
-    `pow` change the integrator's steps, so the two binaries agree as closely as the run is
-    accurate, no closer."""
-    difference = np.max(np.abs(linux - windows), axis=0)[1:]
-    accuracy = np.max(np.abs(linux - tight), axis=0)[1:]
-    floor = 1e-12 * (np.max(np.abs(linux), axis=0)[1:] + 1.0)
-    return float(np.max(difference / (accuracy + floor)))
+    run's own error: per output, the largest difference divided by the largest difference of
+    the Linux run from the one at a hundredth of its tolerance (at least 1e-12 of the output's
+    size, plus 1e-12: for outputs that stay zero). Different last bits of `sin` or `pow` change
+    the integrator's steps, so the two binaries agree as closely as the run is accurate, no
+    closer. Compared while the run's own error stays below `determined_within` of every
+    output's size: past that the run is not determined by its tolerance (a chaotic one soon), and
+    neither binary's answer is the more right one. Returns the ratio and that time."""
+    size = np.max(np.abs(linux), axis=0)[1:] + 1.0
+    own = np.abs(linux - tight)[:, 1:]
+    determined = np.all(own <= determined_within * size, axis=1)
+    end = len(determined) if determined.all() else int(np.argmin(determined))
+    end = max(end, 1)
+    difference = np.max(np.abs(linux[:end] - windows[:end]), axis=0)[1:]
+    accuracy = np.max(own[:end], axis=0)
+    return float(np.max(difference / (accuracy + 1e-12 * size))), float(linux[end - 1, 0])
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -143,13 +154,14 @@ def test_the_windows_binary_runs_co_simulation_as_the_linux_one(name, fmus, host
                                           tighter=tolerance / 100)
     assert linux.shape == windows.shape
     difference = float(np.max(np.abs(linux - windows)))
-    ratio = agreement(linux, windows, tight)
-    print(f"{name}: {linux.shape[0]} steps, largest difference {difference:.1e}, "
+    ratio, until = agreement(linux, windows, tight, 1e-5 if name in CHAOTIC else 1e-3)
+    print(f"{name}: {linux.shape[0]} steps, largest difference {difference:.1e}; up to {until} s "
           f"{ratio:.2f} of the run's own error")
     if name in BITWISE:
         assert difference == 0.0, f"{name}: the binaries differ by {difference}"
-    # Measured at most 6.5 (two_balls; billiard16 5.7, chain 4.8, fourbar 4.2: contacts and
-    # loops, whose event times and closure iterations carry the last bits further).
+    # Measured at most 4.2 (fourbar; rolling_ball 1.7, slider_crank 1.6, chain 1.2: loops and
+    # contacts, whose closure iterations and event times carry the last bits further; over
+    # their whole runs two_balls 1.0, billiard16 6.2 and 13.4 in two runs, chain 87).
     assert ratio <= 10.0, f"{name}: the binaries differ by {ratio} times the run's own error"
 
 

@@ -327,7 +327,8 @@ pub enum Friction {
     Slipping {
         armed: bool,
         direction: Vector3<f64>,
-        /// Broke loose from rolling: arms only above half of `v_small` ([`arm_speed`]).
+        /// Broke loose from rolling between two movable bodies: arms only above half of
+        /// `v_small` ([`arm_speed`]).
         rolled: bool,
     },
     /// Rolling without slip (pairs that roll, `CollisionPair::rolls`): the slip is held by a
@@ -467,12 +468,14 @@ fn stick_turn_speed(pair: &CollisionPair) -> f64 {
 }
 
 /// The slip speed above which a pair that broke away slides by Coulomb's law (and may stick
-/// again when it stops) [m/s]: the stick speed, and half of `v_small` for a pair that broke
-/// loose from rolling. Below it the pair keeps the regularized law: a rolling contact in a heap
-/// that its neighbours' pushes break loose does not roll and break again at every micrometre
-/// per second (a pour of 36 balls: several times the steps).
-fn arm_speed(pair: &CollisionPair, rolled: bool) -> f64 {
-    if rolled {
+/// again when it stops) [m/s]: the stick speed, and half of `v_small` for a pair of two movable
+/// bodies that broke loose from rolling. Below it the pair keeps the regularized law: a
+/// rolling contact inside a heap, which its neighbours' pushes break loose, does not roll and
+/// break again at every micrometre per second (a pour of 36 balls: several times the steps),
+/// while a ball or wheel rolling on a fixed floor keeps sliding by Coulomb's law down to its
+/// next roll.
+fn arm_speed(pair: &CollisionPair, rolled_between_bodies: bool) -> f64 {
+    if rolled_between_bodies {
         LANDING_STICK_FRACTION * pair.law.v_small
     } else {
         STICK_SPEED
@@ -719,10 +722,13 @@ fn update_friction(
         Friction::Rolling { armed } if switched < 0 => {
             let turn = turn_switch(&pair, &evaluation, armed);
             if traction_margin(&pair, &evaluation) <= turn {
+                let set = &mechanism.collisions;
+                let on_world = set.colliders[pair.a].body == WORLD_BODY
+                    || set.colliders[pair.b].body == WORLD_BODY;
                 Friction::Slipping {
                     armed: false,
                     direction: Vector3::zeros(),
-                    rolled: true,
+                    rolled: !on_world,
                 }
             } else {
                 stuck(mechanism, ws, &pair, &evaluation)
