@@ -3,21 +3,26 @@
 //! rigid body never collide, and bodies connected by a joint do not collide unless the joint
 //! says `can_collide = true`.
 //!
-//! Vertex spheres (Modia3D's remedy for a box resting on a face): every box collider gets eight
-//! extra sphere colliders on the same body, centred at the vertices of its core box (the centres
-//! of the rounded box's corner spheres) with the box's margin as radius, so a box lying on
+//! Vertex spheres (Modia3D's remedy for a box resting on a face): every hull collider (a box,
+//! or a capsule) gets extra sphere colliders on the same body, centred at the vertices of its
+//! core (the eight corners of a box's core box, the two ends of a capsule's segment) with the
+//! shape's margin as radius: the shape is the convex hull of its vertex spheres. A box lying on
 //! another box touches it with up to four point contacts instead of one contact that jumps
-//! between corners. To count no contact twice, a pair is kept by [`Role::collides`]:
+//! between corners, and a capsule lying on a face with two, one under each end, where the one
+//! contact of the whole capsule would slide along its length. To count no contact twice, a pair
+//! is kept by [`Role::collides`]:
 //!
-//! - box–box: only through vertex spheres (each box's vertex spheres against the other box);
-//!   the box–box pair itself and vertex-sphere–vertex-sphere pairs are dropped;
-//! - box–any other shape (sphere, capsule, cylinder, cone, ellipsoid): the box pair alone;
-//!   the vertex-sphere pairs with that shape are dropped (the shape may hit the box's face,
-//!   which the vertex spheres would miss).
+//! - hull–hull (box–box, box–capsule, capsule–capsule): only through vertex spheres (each
+//!   hull's vertex spheres against the other hull) and edges; the hull–hull pair itself and
+//!   vertex-sphere–vertex-sphere pairs are dropped;
+//! - hull–any other shape (sphere, cylinder, cone, ellipsoid): the hull pair alone; the
+//!   vertex-sphere pairs with that shape are dropped (the shape may hit the hull's face or
+//!   side, which the vertex spheres would miss).
 //!
 //! Edge capsules: every box collider also gets twelve capsules along the edges of its core box
-//! (radius: the margin), which collide only with the edge capsules of other boxes. Two boxes
-//! whose edges cross without a vertex touching the other box touch through them. Their force is
+//! (radius: the margin), and a capsule one along its own segment, which collide only with the
+//! edges of other hulls. Two hulls whose edges cross without a vertex touching the other hull
+//! (a box across another's edge, a rod across a table's edge) touch through them. Their force is
 //! faded out where the vertex spheres or a face contact take over (see
 //! [`crate::dynamics::contacts`]): near the ends of either edge, and for nearly parallel edges.
 
@@ -41,16 +46,20 @@ pub struct Collider {
     pub solid: &'static SolidMaterial,
     /// What the collider is for the pair rules.
     pub role: Role,
+    /// Whether the shape is round where it touches (every shape but a box and a box's vertex
+    /// spheres and edges): a pair with a rounded collider rolls rather than sticks
+    /// ([`CollisionPair::rolls`]).
+    pub rounded: bool,
 }
 
 /// The kind of a collider, for the rules that keep a contact from being counted twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// A box: it has vertex spheres.
-    Box,
-    /// A vertex sphere of the box collider with this index.
+    /// A box or a capsule: the hull of its vertex spheres, which it has, with its edges.
+    Hull,
+    /// A vertex sphere of the hull collider with this index.
     Vertex(usize),
-    /// An edge capsule of the box collider with this index.
+    /// An edge capsule of the hull collider with this index.
     Edge(usize),
     /// Any other shape.
     Other,
@@ -63,10 +72,10 @@ impl Role {
         match (self, other) {
             (Edge(_), Edge(_)) => true,
             (Edge(_), _) | (_, Edge(_)) => false,
-            (Box, Box) | (Vertex(_), Vertex(_)) => false,
-            (Vertex(_), Box) | (Box, Vertex(_)) => true,
+            (Hull, Hull) | (Vertex(_), Vertex(_)) => false,
+            (Vertex(_), Hull) | (Hull, Vertex(_)) => true,
             (Vertex(_), Other) | (Other, Vertex(_)) => false,
-            (Box, Other) | (Other, Box) | (Other, Other) => true,
+            (Hull, Other) | (Other, Hull) | (Other, Other) => true,
         }
     }
 }
@@ -266,12 +275,12 @@ impl CollisionSet {
     fn count_partners(&self) -> Vec<usize> {
         const KINDS: usize = 4;
         let kind = |role: Role| match role {
-            Role::Box => 0,
+            Role::Hull => 0,
             Role::Vertex(_) => 1,
             Role::Other => 2,
             Role::Edge(_) => 3,
         };
-        let representative = [Role::Box, Role::Vertex(0), Role::Other, Role::Edge(0)];
+        let representative = [Role::Hull, Role::Vertex(0), Role::Other, Role::Edge(0)];
         let classes = KINDS * self.materials;
         let class = |c: usize| kind(self.colliders[c].role) * self.materials + self.material[c];
         let bodies = self.excluded.len();
@@ -369,7 +378,7 @@ impl CollisionSet {
             geometry: ContactGeometry::from_shapes(&ca.shape, &cb.shape),
             ..base
         };
-        let rounded = ca.role == Role::Other || cb.role == Role::Other;
+        let rounded = ca.rounded || cb.rounded;
         let rolling_resistance = law.mu_r * law.geometry.mu_geo > 0.0;
         let sticks = law.mu_s > 0.0;
         Some(CollisionPair {
@@ -407,7 +416,7 @@ impl CollisionSet {
 }
 
 /// The colliders of the scene: every object with a shape and a contact, and the vertex spheres
-/// and edge capsules of its boxes.
+/// and edge capsules of its hulls (boxes and capsules).
 fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneError> {
     let mut colliders = Vec::new();
     for (index, object) in scene.objects.iter().enumerate() {
@@ -426,58 +435,96 @@ fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneE
             )
         })?;
         let (body, pose) = assembly.placement[index];
-        let vertices = match *shape.core() {
-            Core::Box { half_extents } => Some((half_extents, shape.margin())),
-            _ => None,
-        };
-        let owner = colliders.len();
+        let features = HullFeatures::of(shape.core());
+        let rounded = !matches!(shape.core(), Core::Box { .. });
+        let (owner, margin) = (colliders.len(), shape.margin());
         colliders.push(Collider {
             object: ObjectHandle(index),
             body,
             pose,
             shape,
             solid,
-            role: if vertices.is_some() {
-                Role::Box
+            role: if features.is_some() {
+                Role::Hull
             } else {
                 Role::Other
             },
+            rounded,
         });
-        if let Some((half, margin)) = vertices {
-            let sphere = Shape::new(&ShapeSpec::Sphere {
-                diameter: 2.0 * margin,
+        let Some(features) = features else {
+            continue;
+        };
+        let feature = |spec: ShapeSpec, placement: Isometry3<f64>, role: Role| {
+            let shape =
+                Shape::new(&spec).map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+            Ok::<_, SceneError>(Collider {
+                object: ObjectHandle(index),
+                body,
+                pose: pose * placement,
+                shape,
+                solid,
+                role,
+                rounded,
             })
-            .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
-            for k in 0..8 {
-                let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
-                let corner = Vector3::new(sign(1) * half.x, sign(2) * half.y, sign(4) * half.z);
-                colliders.push(Collider {
-                    object: ObjectHandle(index),
-                    body,
-                    pose: pose * Translation3::from(corner),
-                    shape: sphere.clone(),
-                    solid,
-                    role: Role::Vertex(owner),
-                });
-            }
-            for (axis, placement) in edge_placements(&half) {
-                let capsule = Shape::new(&ShapeSpec::Capsule {
+        };
+        for vertex in features.vertices {
+            colliders.push(feature(
+                ShapeSpec::Sphere {
                     diameter: 2.0 * margin,
-                    length: 2.0 * half[axis],
-                })
-                .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
-                colliders.push(Collider {
-                    object: ObjectHandle(index),
-                    body,
-                    pose: pose * placement,
-                    shape: capsule,
-                    solid,
-                    role: Role::Edge(owner),
-                });
-            }
+                },
+                Isometry3::from_parts(Translation3::from(vertex), UnitQuaternion::identity()),
+                Role::Vertex(owner),
+            )?);
+        }
+        for (length, placement) in features.edges {
+            colliders.push(feature(
+                ShapeSpec::Capsule {
+                    diameter: 2.0 * margin,
+                    length,
+                },
+                placement,
+                Role::Edge(owner),
+            )?);
         }
     }
     Ok(colliders)
+}
+
+/// The vertices and edges of a hull's core, in shape coordinates: the vertex spheres sit on
+/// the vertices, and an edge capsule (axis z, centred, of the given length) on each edge.
+struct HullFeatures {
+    vertices: Vec<Vector3<f64>>,
+    edges: Vec<(f64, Isometry3<f64>)>,
+}
+
+impl HullFeatures {
+    /// A box's eight corners and twelve edges, a capsule's two ends and its segment; `None`
+    /// for a shape that is no hull.
+    fn of(core: &Core) -> Option<HullFeatures> {
+        match *core {
+            Core::Box { half_extents: half } => Some(HullFeatures {
+                vertices: (0..8)
+                    .map(|k| {
+                        let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                        Vector3::new(sign(1) * half.x, sign(2) * half.y, sign(4) * half.z)
+                    })
+                    .collect(),
+                edges: edge_placements(&half)
+                    .into_iter()
+                    .map(|(axis, placement)| (2.0 * half[axis], placement))
+                    .collect(),
+            }),
+            // A capsule of length zero is a sphere: one contact, no features.
+            Core::Segment { half_length } if half_length > 0.0 => Some(HullFeatures {
+                vertices: vec![
+                    Vector3::new(0.0, 0.0, -half_length),
+                    Vector3::new(0.0, 0.0, half_length),
+                ],
+                edges: vec![(2.0 * half_length, Isometry3::identity())],
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// The twelve edges of a box with half extents `half`: per edge, the axis it runs along and
@@ -568,16 +615,16 @@ mod tests {
     }
 
     #[test]
-    fn vertex_spheres_replace_box_box_pairs_only() {
-        let roles = [Box, Vertex(0), Other, Edge(0)];
+    fn vertex_spheres_replace_hull_hull_pairs_only() {
+        let roles = [Hull, Vertex(0), Other, Edge(0)];
         let expected = [
-            // Box with: box, vertex sphere, other shape, edge capsule.
+            // Hull with: hull, vertex sphere, other shape, edge capsule.
             [false, true, true, false],
-            // Vertex sphere with: box, vertex sphere, other shape, edge capsule.
+            // Vertex sphere with: hull, vertex sphere, other shape, edge capsule.
             [true, false, false, false],
-            // Other shape with: box, vertex sphere, other shape, edge capsule.
+            // Other shape with: hull, vertex sphere, other shape, edge capsule.
             [true, false, true, false],
-            // Edge capsule with: box, vertex sphere, other shape, edge capsule.
+            // Edge capsule with: hull, vertex sphere, other shape, edge capsule.
             [false, false, false, true],
         ];
         for (i, a) in roles.iter().enumerate() {
@@ -585,6 +632,6 @@ mod tests {
                 assert_eq!(a.collides(*b), expected[i][j], "{a:?} with {b:?}");
             }
         }
-        assert!(Role::Vertex(3).collides(Role::Box));
+        assert!(Role::Vertex(3).collides(Role::Hull));
     }
 }
