@@ -28,7 +28,7 @@
 
 use super::super_objects::Assembly;
 use crate::collision::response::{ContactGeometry, ContactLaw};
-use crate::collision::{ContactMaterials, ContactPairMaterial, Core, Shape};
+use crate::collision::{CollisionError, ContactMaterials, ContactPairMaterial, Core, Shape};
 use crate::model::materials::{self, SolidMaterial};
 use crate::model::ShapeSpec;
 use crate::scene::{ObjectHandle, Scene, SceneError};
@@ -50,6 +50,29 @@ pub struct Collider {
     /// spheres and edges): a pair with a rounded collider rolls rather than sticks
     /// ([`CollisionPair::rolls`]).
     pub rounded: bool,
+    /// How much of its contact acts, by where it touches.
+    pub fade: Fade,
+}
+
+/// How much of a feature collider's contact acts, by where it touches
+/// (`dynamics::contacts::feature_weight`): the features of a cylinder or a cone share its
+/// surface, and each takes the contacts the others cannot make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fade {
+    /// All of it: a whole shape, a vertex sphere of a box, a capsule or a cone's apex, and the
+    /// edges of boxes and capsules (whose weight depends on the other edge alone).
+    None,
+    /// A rim sphere: only where its contact normal lies within about 10° of the axis (z of its
+    /// pose), where the base lies flat on a face and its rim disc's contact would wander.
+    FaceOn,
+    /// A rim disc: all of it where the normal is more than about 10° from the axis (a rim that
+    /// touches at one point: a cylinder lying on its side, a coin rolling on its edge), none
+    /// face-on.
+    OffFace,
+    /// The side of a cylinder or a cone, an edge: not along the other edge (lying along each
+    /// other, where the rim discs hold it), not within one margin of a rim or the apex (their
+    /// features take over), not face-on.
+    Side,
 }
 
 /// The kind of a collider, for the rules that keep a contact from being counted twice.
@@ -374,10 +397,15 @@ impl CollisionSet {
         }
         let (ca, cb) = (&self.colliders[a], &self.colliders[b]);
         let base = self.laws[self.material[a] * self.materials + self.material[b]]?;
-        let law = ContactLaw {
-            geometry: ContactGeometry::from_shapes(&ca.shape, &cb.shape),
-            ..base
-        };
+        let mut geometry = ContactGeometry::from_shapes(&ca.shape, &cb.shape);
+        // A rim disc rolls like a wheel: its rolling resistance acts with the rim's radius as
+        // lever, as a ball's with its radius.
+        for c in [ca, cb] {
+            if let (Fade::OffFace, Core::Cylinder { radius, .. }) = (c.fade, c.shape.core()) {
+                geometry.mu_geo = radius + c.shape.margin();
+            }
+        }
+        let law = ContactLaw { geometry, ..base };
         let rounded = ca.rounded || cb.rounded;
         let rolling_resistance = law.mu_r * law.geometry.mu_geo > 0.0;
         let sticks = law.mu_s > 0.0;
@@ -415,8 +443,8 @@ impl CollisionSet {
     }
 }
 
-/// The colliders of the scene: every object with a shape and a contact, and the vertex spheres
-/// and edge capsules of its hulls (boxes and capsules).
+/// The colliders of the scene: every object with a shape and a contact, and the features of
+/// its hulls (vertex spheres, rim discs and edges).
 fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneError> {
     let mut colliders = Vec::new();
     for (index, object) in scene.objects.iter().enumerate() {
@@ -435,96 +463,156 @@ fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneE
             )
         })?;
         let (body, pose) = assembly.placement[index];
-        let features = HullFeatures::of(shape.core());
-        let rounded = !matches!(shape.core(), Core::Box { .. });
-        let (owner, margin) = (colliders.len(), shape.margin());
+        let features =
+            hull_features(&shape).map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+        let owner = colliders.len();
         colliders.push(Collider {
             object: ObjectHandle(index),
             body,
             pose,
+            role: if features.is_empty() {
+                Role::Other
+            } else {
+                Role::Hull
+            },
+            rounded: !matches!(shape.core(), Core::Box { .. }),
+            fade: Fade::None,
             shape,
             solid,
-            role: if features.is_some() {
-                Role::Hull
-            } else {
-                Role::Other
-            },
-            rounded,
         });
-        let Some(features) = features else {
-            continue;
-        };
-        let feature = |spec: ShapeSpec, placement: Isometry3<f64>, role: Role| {
-            let shape =
-                Shape::new(&spec).map_err(|e| SceneError::new(&object.location, e.to_string()))?;
-            Ok::<_, SceneError>(Collider {
+        for feature in features {
+            colliders.push(Collider {
                 object: ObjectHandle(index),
                 body,
-                pose: pose * placement,
-                shape,
+                pose: pose * feature.placement,
+                shape: feature.shape,
                 solid,
-                role,
-                rounded,
-            })
-        };
-        for vertex in features.vertices {
-            colliders.push(feature(
-                ShapeSpec::Sphere {
-                    diameter: 2.0 * margin,
+                role: if feature.edge {
+                    Role::Edge(owner)
+                } else {
+                    Role::Vertex(owner)
                 },
-                Isometry3::from_parts(Translation3::from(vertex), UnitQuaternion::identity()),
-                Role::Vertex(owner),
-            )?);
-        }
-        for (length, placement) in features.edges {
-            colliders.push(feature(
-                ShapeSpec::Capsule {
-                    diameter: 2.0 * margin,
-                    length,
-                },
-                placement,
-                Role::Edge(owner),
-            )?);
+                rounded: feature.rounded,
+                fade: feature.fade,
+            });
         }
     }
     Ok(colliders)
 }
 
-/// The vertices and edges of a hull's core, in shape coordinates: the vertex spheres sit on
-/// the vertices, and an edge capsule (axis z, centred, of the given length) on each edge.
-struct HullFeatures {
-    vertices: Vec<Vector3<f64>>,
-    edges: Vec<(f64, Isometry3<f64>)>,
+/// A feature collider of a hull, in the hull's coordinates.
+struct Feature {
+    shape: Shape,
+    placement: Isometry3<f64>,
+    /// An edge (collides with edges) or else a vertex (collides with hulls).
+    edge: bool,
+    rounded: bool,
+    fade: Fade,
 }
 
-impl HullFeatures {
-    /// A box's eight corners and twelve edges, a capsule's two ends and its segment; `None`
-    /// for a shape that is no hull.
-    fn of(core: &Core) -> Option<HullFeatures> {
-        match *core {
-            Core::Box { half_extents: half } => Some(HullFeatures {
-                vertices: (0..8)
-                    .map(|k| {
-                        let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
-                        Vector3::new(sign(1) * half.x, sign(2) * half.y, sign(4) * half.z)
-                    })
-                    .collect(),
-                edges: edge_placements(&half)
-                    .into_iter()
-                    .map(|(axis, placement)| (2.0 * half[axis], placement))
-                    .collect(),
-            }),
-            // A capsule of length zero is a sphere: one contact, no features.
-            Core::Segment { half_length } if half_length > 0.0 => Some(HullFeatures {
-                vertices: vec![
-                    Vector3::new(0.0, 0.0, -half_length),
-                    Vector3::new(0.0, 0.0, half_length),
-                ],
-                edges: vec![(2.0 * half_length, Isometry3::identity())],
-            }),
-            _ => None,
+/// How many rim spheres stand on each rim circle of a cylinder or a cone: its base rests on
+/// them where it lies flat on a face.
+pub const RIM_SPHERES: usize = 8;
+
+/// The features of a hull (empty for a shape that is no hull):
+/// - a box: its eight corners' vertex spheres and twelve edge capsules;
+/// - a capsule: the spheres at its segment's ends and the segment as its edge (one of length
+///   zero is a sphere: no features);
+/// - a cylinder: on each rim circle a rim disc (the contact of a rim that touches at a point)
+///   and [`RIM_SPHERES`] rim spheres (the contacts of a base that lies flat), and its side as
+///   an edge;
+/// - a cone: the apex's sphere, on its base rim a rim disc and rim spheres, its side an edge.
+fn hull_features(shape: &Shape) -> Result<Vec<Feature>, CollisionError> {
+    let margin = shape.margin();
+    let at =
+        |x: Vector3<f64>| Isometry3::from_parts(Translation3::from(x), UnitQuaternion::identity());
+    let sphere = Shape::new(&ShapeSpec::Sphere {
+        diameter: 2.0 * margin,
+    })?;
+    let vertex = |x: Vector3<f64>, rounded: bool, fade: Fade| Feature {
+        shape: sphere.clone(),
+        placement: at(x),
+        edge: false,
+        rounded,
+        fade,
+    };
+    // A rim circle of `radius` at height `z`: its disc and its spheres.
+    let rim = |radius: f64, z: f64| {
+        std::iter::once(Feature {
+            shape: Shape::rim_disc(radius, margin),
+            placement: at(Vector3::new(0.0, 0.0, z)),
+            edge: false,
+            rounded: true,
+            fade: Fade::OffFace,
+        })
+        .chain((0..RIM_SPHERES).map(move |k| {
+            let angle = std::f64::consts::TAU * k as f64 / RIM_SPHERES as f64;
+            vertex(
+                Vector3::new(radius * angle.cos(), radius * angle.sin(), z),
+                false,
+                Fade::FaceOn,
+            )
+        }))
+        .collect::<Vec<_>>()
+    };
+    let side = || Feature {
+        shape: shape.clone(),
+        placement: Isometry3::identity(),
+        edge: true,
+        rounded: true,
+        fade: Fade::Side,
+    };
+    Ok(match *shape.core() {
+        Core::Box { half_extents: half } => {
+            let mut features: Vec<Feature> = (0..8)
+                .map(|k| {
+                    let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                    let corner = Vector3::new(sign(1) * half.x, sign(2) * half.y, sign(4) * half.z);
+                    vertex(corner, false, Fade::None)
+                })
+                .collect();
+            for (axis, placement) in edge_placements(&half) {
+                features.push(Feature {
+                    shape: Shape::new(&ShapeSpec::Capsule {
+                        diameter: 2.0 * margin,
+                        length: 2.0 * half[axis],
+                    })?,
+                    placement,
+                    edge: true,
+                    rounded: false,
+                    fade: Fade::None,
+                });
+            }
+            features
         }
-    }
+        Core::Segment { half_length } if half_length > 0.0 => vec![
+            vertex(Vector3::new(0.0, 0.0, -half_length), true, Fade::None),
+            vertex(Vector3::new(0.0, 0.0, half_length), true, Fade::None),
+            Feature {
+                shape: shape.clone(),
+                placement: Isometry3::identity(),
+                edge: true,
+                rounded: true,
+                fade: Fade::None,
+            },
+        ],
+        Core::Cylinder {
+            radius,
+            half_length,
+        } => {
+            let mut features = rim(radius, -half_length);
+            features.extend(rim(radius, half_length));
+            features.push(side());
+            features
+        }
+        Core::Cone { radius, base, apex } => {
+            let mut features = rim(radius, base);
+            features.push(vertex(Vector3::new(0.0, 0.0, apex), true, Fade::None));
+            features.push(side());
+            features
+        }
+        _ => Vec::new(),
+    })
 }
 
 /// The twelve edges of a box with half extents `half`: per edge, the axis it runs along and

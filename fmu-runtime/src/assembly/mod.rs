@@ -10,7 +10,7 @@ mod super_objects;
 mod variables;
 mod visual;
 
-pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Role};
+pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Fade, Role};
 pub use joint_model::{CutAxis, CutJointKind, JointStart, TreeJoint, TreeJointKind};
 pub use mass::MergedMass;
 pub use state::{DriveStates, JointStates, StateLayout};

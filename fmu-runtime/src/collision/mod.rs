@@ -107,7 +107,8 @@ impl std::error::Error for CollisionError {}
 
 /// Signed distance, contact points and normal of shape `a` at `pose_a` and shape `b` at
 /// `pose_b` (poses map shape coordinates to world coordinates). Sphere–sphere, sphere–box and
-/// capsule–capsule use closed forms; every other pair the portal algorithm of [`mpr`].
+/// capsule–capsule use closed forms; every other pair the portal algorithm of [`mpr`], made
+/// exact where a shape touches a box's face ([`analytic::contact_on_box_face`]).
 pub fn distance(
     a: &Shape,
     pose_a: &Isometry3<f64>,
@@ -156,6 +157,31 @@ pub fn distance(
                 &q1,
                 b.margin(),
             ))
+        }
+        (_, Core::Box { half_extents }) => {
+            let contact = mpr::signed_distance(a, pose_a, b, pose_b)?;
+            Ok(analytic::contact_on_box_face(
+                a,
+                pose_a,
+                pose_b,
+                half_extents,
+                b.margin(),
+                &contact.normal,
+            )
+            .unwrap_or(contact))
+        }
+        (Core::Box { half_extents }, _) => {
+            let contact = mpr::signed_distance(b, pose_b, a, pose_a)?;
+            Ok(analytic::contact_on_box_face(
+                b,
+                pose_b,
+                pose_a,
+                half_extents,
+                a.margin(),
+                &contact.normal,
+            )
+            .unwrap_or(contact)
+            .swapped())
         }
         _ => mpr::signed_distance(a, pose_a, b, pose_b),
     }

@@ -160,6 +160,26 @@ impl Shape {
                 )
             }
         };
+        Ok(Shape::of_core(core, margin, spec.clone()))
+    }
+
+    /// A flat disc of `radius` about the z axis swept by a sphere of `margin`: the rim of a
+    /// cylinder or a cone, which collides as a feature of it (`assembly::collision`).
+    pub fn rim_disc(radius: f64, margin: f64) -> Shape {
+        Shape::of_core(
+            Core::Cylinder {
+                radius,
+                half_length: 0.0,
+            },
+            margin,
+            ShapeSpec::Cylinder {
+                diameter: 2.0 * (radius + margin),
+                length: 2.0 * margin,
+            },
+        )
+    }
+
+    fn of_core(core: Core, margin: f64, spec: ShapeSpec) -> Shape {
         let core_radius = match core {
             Core::Point => 0.0,
             Core::Segment { half_length } => half_length,
@@ -171,12 +191,12 @@ impl Shape {
             Core::Cone { radius, base, apex } => norm2(radius, base).max(apex.abs()),
             Core::Ellipsoid { semi_axes } => semi_axes.max(),
         };
-        Ok(Shape {
+        Shape {
             core,
             margin,
-            spec: spec.clone(),
+            spec,
             bounding_radius: core_radius + margin,
-        })
+        }
     }
 
     pub fn core(&self) -> &Core {

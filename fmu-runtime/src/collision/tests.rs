@@ -613,3 +613,36 @@ proptest! {
         prop_assert!((on_b - box_reach(&hb, &pb.rotation, &n) - r).abs() < 1e-8, "b's point off its plane");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A shape placed over a box's top face (its lowest point 0 to 2 mm from the face's plane,
+    /// inside the face): the face contact is exact where it applies. Its distance is the
+    /// shape's lowest point's height over the face, by hand from the support function; the
+    /// portal's distance never exceeds it and stays within its tolerance below it; its points lie
+    /// on the surfaces and its normal is the face's.
+    #[test]
+    fn face_contact_is_the_height_over_the_face(
+        shape in arb_shape(),
+        rotation in arb_rotation(),
+        gap in -1e-3..2e-3f64,
+        x in -0.3..0.3f64, z in -0.3..0.3f64,
+    ) {
+        let floor = cuboid([4.0, 0.1, 4.0], 1e-3);
+        let floor_pose = Isometry3::translation(0.0, -0.05, 0.0);
+        // Lift the shape so that its lowest point is `gap` above the face y = 0.
+        let placed = Isometry3::from_parts(Translation3::new(x, 0.0, z), rotation);
+        let lowest = shape.support_world(&placed, &-Vector3::y());
+        prop_assume!(lowest.x.abs() < 1.9 && lowest.z.abs() < 1.9);
+        let lowest = lowest.y;
+        let pose = Isometry3::from_parts(Translation3::new(x, gap - lowest, z), rotation);
+        let c = distance(&shape, &pose, &floor, &floor_pose).unwrap();
+        prop_assert!((c.distance - gap).abs() < ROUND_OFF, "{} vs {gap}", c.distance);
+        prop_assert_eq!(c.normal.into_inner(), -Vector3::y());
+        assert_on_surfaces(&c, &shape, &pose, &floor, &floor_pose, ROUND_OFF)?;
+        let portal = mpr::signed_distance(&shape, &pose, &floor, &floor_pose).unwrap();
+        prop_assert!(portal.distance <= c.distance + ROUND_OFF, "{} > {}", portal.distance, c.distance);
+        prop_assert!(c.distance - portal.distance < 1e-7, "{} vs {}", portal.distance, c.distance);
+    }
+}

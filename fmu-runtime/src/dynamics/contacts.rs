@@ -45,7 +45,7 @@ use super::mechanism::{Mechanism, WORLD_BODY};
 use super::pairs::near_margin;
 pub use super::pairs::{NearPairs, PairTable, Sides};
 use super::residual::{Penetrating, Workspace};
-use crate::assembly::{CollisionPair, CollisionSet, Role};
+use crate::assembly::{Collider, CollisionPair, CollisionSet, Fade, Role};
 use crate::collision::analytic::closest_parameters;
 #[cfg(doc)]
 use crate::collision::response::ROLLING_SLIP;
@@ -55,7 +55,7 @@ use crate::collision::response::{
     STICK_TURN_FRACTION,
 };
 use crate::collision::{distance, segment_ends, Contact, Core};
-use nalgebra::{Isometry3, Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
 
 /// A body's pose as an isometry (body frame → world).
 fn body_pose(motion: &BodyMotion) -> Isometry3<f64> {
@@ -141,9 +141,29 @@ fn pair_distance(set: &CollisionSet, pair: &CollisionPair, ws: &Workspace) -> f6
     if gap > 0.1 * (a.shape.bounding_radius() + b.shape.bounding_radius()) {
         gap
     } else {
-        pair_contact(set, pair, &ws.collider_poses)
-            .map_or(gap.max(f64::MIN_POSITIVE), |c| c.distance)
+        pair_contact(set, pair, &ws.collider_poses).map_or(gap.max(f64::MIN_POSITIVE), |c| {
+            event_distance(set, pair, &ws.collider_poses, &c)
+        })
     }
+}
+
+/// The distance whose sign change is a pair's contact event: the signed distance, plus, for a
+/// feature of a cylinder or a cone, the part of the smaller margin that its weight
+/// ([`feature_weight`]) leaves out. Continuous; a feature whose contact does not act (a rim
+/// sphere rolling under a cylinder that lies on its side: 25 a second at 5 m/s) makes no events,
+/// one whose contact acts in full (a rim sphere of a standing cylinder) makes them at touch.
+fn event_distance(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    poses: &[Isometry3<f64>],
+    contact: &Contact,
+) -> f64 {
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    if a.fade == Fade::None && b.fade == Fade::None {
+        return contact.distance;
+    }
+    let margin = a.shape.margin().min(b.shape.margin());
+    contact.distance + (1.0 - feature_weight(set, pair, poses, contact)) * margin
 }
 
 /// The signed distance of every pair that may have changed since the last restart, at the
@@ -399,6 +419,8 @@ struct PairEvaluation {
     contact: Contact,
     state: ContactState,
     response: ContactResponse,
+    /// The share of the law's response that acts ([`feature_weight`]).
+    weight: f64,
 }
 
 /// The evaluation of pair `index`, if it penetrates.
@@ -431,8 +453,8 @@ fn evaluate_pair(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<
         }
     }
     let mut response = contact_force(&pair.law, &state);
-    if let (Role::Edge(_), Role::Edge(_)) = (a.role, b.role) {
-        let weight = edge_weight(set, pair, &ws.collider_poses);
+    let weight = feature_weight(set, pair, &ws.collider_poses, &contact);
+    if weight != 1.0 {
         response.force *= weight;
         response.torque *= weight;
         response.normal_force *= weight;
@@ -442,6 +464,7 @@ fn evaluate_pair(mechanism: &Mechanism, ws: &Workspace, index: usize) -> Option<
         contact,
         state,
         response,
+        weight,
     })
 }
 
@@ -541,7 +564,9 @@ fn friction_switch(mechanism: &Mechanism, ws: &Workspace, id: usize, distance: f
         return 1.0;
     }
     let friction = ws.pairs.frictions[id];
-    let Some(e) = evaluate_pair(mechanism, ws, id) else {
+    // A feature whose contact does not act (a rim sphere under a cylinder lying on its side)
+    // switches nothing.
+    let Some(e) = evaluate_pair(mechanism, ws, id).filter(|e| e.weight > 0.0) else {
         return 1.0;
     };
     match friction {
@@ -700,7 +725,7 @@ fn update_friction(
     if !pair.sticks {
         return false;
     }
-    let Some(evaluation) = evaluate_pair(mechanism, ws, id) else {
+    let Some(evaluation) = evaluate_pair(mechanism, ws, id).filter(|e| e.weight > 0.0) else {
         ws.pairs.frictions[id] = Friction::default();
         return false;
     };
@@ -845,6 +870,104 @@ fn edge_weight(set: &CollisionSet, pair: &CollisionPair, poses: &[Isometry3<f64>
         * inside(t, 2.0 * hb, b.shape.margin())
 }
 
+/// Below this cosine of the angle between a rim's axis and a contact normal, a flat base
+/// touches face-on (10°): its rim spheres hold it, not its rim disc.
+pub(super) const COS_FACE_ON: f64 = 0.985;
+
+/// How much of a pair's contact acts: the weight of two edges ([`edge_weight`], or
+/// [`side_weight`] where one is the side of a cylinder or a cone), times each collider's
+/// [`Fade`] by the contact normal (a rim sphere acts face-on, a rim disc off the face).
+fn feature_weight(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    poses: &[Isometry3<f64>],
+    contact: &Contact,
+) -> f64 {
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let n = contact.normal.into_inner();
+    let mut weight = match (a.role, b.role) {
+        (Role::Edge(_), Role::Edge(_)) if a.fade == Fade::Side || b.fade == Fade::Side => {
+            side_weight(set, pair, poses, contact)
+        }
+        (Role::Edge(_), Role::Edge(_)) => edge_weight(set, pair, poses),
+        _ => 1.0,
+    };
+    for (collider, pose) in [(a, &poses[pair.a]), (b, &poses[pair.b])] {
+        match collider.fade {
+            Fade::FaceOn => weight *= 1.0 - off_face(pose, &n),
+            Fade::OffFace => weight *= off_face(pose, &n),
+            Fade::None | Fade::Side => {}
+        }
+    }
+    weight
+}
+
+/// 0 where the normal `n` lies along the z axis of `pose` (within [`COS_FACE_ON`]), 1 from
+/// about 10° off it, C¹ between.
+fn off_face(pose: &Isometry3<f64>, n: &Vector3<f64>) -> f64 {
+    let axis = pose.rotation * Vector3::z();
+    smoothstep((1.0 - axis.dot(n).abs()) / (1.0 - COS_FACE_ON))
+}
+
+/// How much of an edge contact with the side of a cylinder or a cone acts: none where the
+/// edges lie along each other (within about 10°; a cylinder lying along a table's edge rests
+/// on its rim discs), none within one margin of a rim, an apex or an edge's end (their own
+/// features touch there), none where a flat base touches face-on.
+fn side_weight(
+    set: &CollisionSet,
+    pair: &CollisionPair,
+    poses: &[Isometry3<f64>],
+    contact: &Contact,
+) -> f64 {
+    let n = contact.normal.into_inner();
+    // The core points that touch: each surface point less the margin along its outward normal
+    // (n for a, −n for b).
+    let (a, b) = (&set.colliders[pair.a], &set.colliders[pair.b]);
+    let core_a = contact.point_a - n * a.shape.margin();
+    let core_b = contact.point_b + n * b.shape.margin();
+    let (da, wa) = edge_view(a, &poses[pair.a], &core_a, &n);
+    let (db, wb) = edge_view(b, &poses[pair.b], &core_b, &n);
+    smoothstep(da.cross(&db).norm() / SIN_PARALLEL) * wa * wb
+}
+
+/// An edge at the core point `core` that touches: its world direction there (unit: a segment's
+/// or a cylinder's axis, a cone's generator) and how much of the contact its ends, rims, apex
+/// and faces leave to it.
+fn edge_view(
+    collider: &Collider,
+    pose: &Isometry3<f64>,
+    core: &Point3<f64>,
+    n: &Vector3<f64>,
+) -> (Vector3<f64>, f64) {
+    let local = pose.inverse_transform_point(core);
+    let margin = collider.shape.margin();
+    let axis = pose.rotation * Vector3::z();
+    match *collider.shape.core() {
+        Core::Segment { half_length } => (axis, smoothstep((half_length - local.z.abs()) / margin)),
+        Core::Cylinder { half_length, .. } => (
+            axis,
+            smoothstep((half_length - local.z.abs()) / margin) * off_face(pose, n),
+        ),
+        Core::Cone { radius, base, apex } => {
+            let radial = Vector3::new(local.x, local.y, 0.0)
+                .try_normalize(0.0)
+                .unwrap_or_else(Vector3::x);
+            let rim = radial * radius + Vector3::z() * base;
+            let generator = (Vector3::z() * apex - rim)
+                .try_normalize(0.0)
+                .unwrap_or_else(Vector3::z);
+            let from_apex = (local.coords - Vector3::z() * apex).norm();
+            (
+                pose.rotation * generator,
+                smoothstep((local.z - base) / margin)
+                    * smoothstep(from_apex / margin)
+                    * off_face(pose, n),
+            )
+        }
+        _ => (axis, 1.0),
+    }
+}
+
 /// Sums the contact loads of every penetrating pair per body into `ws.contact_loads`. Each
 /// body's loads are summed exactly ([`ExactSum`]), so that the result does not depend on the
 /// order of the pairs: in a mirror-symmetric scene a body and its mirror image get
@@ -865,11 +988,14 @@ pub fn sum_contact_loads(mechanism: &Mechanism, ws: &mut Workspace) {
     let near = std::mem::take(&mut ws.near_pairs.pairs);
     ws.penetrating.clear();
     for &index in &near {
+        // A feature whose contact does not act loads nothing, and its speed bands do not
+        // matter to the iteration matrix.
         let Some(PairEvaluation {
             contact,
             state,
             response,
-        }) = evaluate_pair(mechanism, ws, index)
+            ..
+        }) = evaluate_pair(mechanism, ws, index).filter(|e| e.weight > 0.0)
         else {
             continue;
         };
