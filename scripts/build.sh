@@ -40,21 +40,12 @@ echo "== cargo zigbuild: the FMU runtime for glibc 2.17"
 touch target/x86_64-unknown-linux-gnu/release/libfmu_runtime.so
 
 echo "== cargo build --target x86_64-win7-windows-gnu: the FMU runtime for Windows"
-# Debian's Rust (rustc-web, with the standard library's source: scripts/setup.sh) builds the
-# standard library of the win7 target (RUSTC_BOOTSTRAP for -Zbuild-std), MinGW-w64 compiles
-# SUNDIALS and links the DLL; bindgen parses MinGW's headers with MinGW GCC's own include folder
-# (mm_malloc.h) and two defines that keep one union of MinGW's math.h from clang's "conflicting
-# packed and align representation hints". panic_unwind: the FMI boundary catches panics. No
-# debug information: the DLL goes into every FMU.
-win_target=x86_64-win7-windows-gnu
-win_env=${win_target//-/_}
+# The toolchain's environment is in scripts/windows-env.sh (shared with scripts/test-wine.sh).
+# panic_unwind: the FMI boundary catches panics.
+source scripts/windows-env.sh
 (
   cd fmu-runtime
-  export RUSTC_BOOTSTRAP=1 RUSTC=/usr/bin/rustc CARGO_PROFILE_RELEASE_DEBUG=0
-  export "CARGO_TARGET_${win_env^^}_LINKER=x86_64-w64-mingw32-gcc"
-  export "CC_${win_env}=x86_64-w64-mingw32-gcc" "CXX_${win_env}=x86_64-w64-mingw32-g++"
-  export "AR_${win_env}=x86_64-w64-mingw32-ar"
-  export "BINDGEN_EXTRA_CLANG_ARGS_${win_env}=-I$(x86_64-w64-mingw32-gcc -print-file-name=include) --target=x86_64-w64-windows-gnu -D__MINGW_SOFTMATH -D__CRT__NO_INLINE"
+  windows_toolchain_env
   /usr/bin/cargo build --release -p fmu-runtime --target "$win_target" -Zbuild-std=std,panic_unwind
 )
 # Up to date now (see above): not older than the native library, so that `fmu3d build` takes it.

@@ -27,6 +27,16 @@ if command -v valgrind >/dev/null; then
 else
     echo "== valgrind not found: memcheck of the FMI calls skipped"
 fi
+# The FMI call matrix, the FMU-state tests and the rest of the FMI boundary's tests once more
+# against the Windows build of the runtime, run under Wine (scripts/test-wine.sh), where the
+# machine has the Windows toolchain and Wine (scripts/setup.sh --python, above, installs them).
+source scripts/windows-env.sh
+if windows_toolchain_present && command -v wine >/dev/null; then
+    echo "== bash scripts/test-wine.sh: the FMI tests against the Windows runtime, under Wine"
+    bash scripts/test-wine.sh
+else
+    echo "== the Windows toolchain or Wine not found: the FMI tests under Wine skipped"
+fi
 # `cargo test --workspace` may have relinked the native runtime (its features unify with the
 # tests' dependencies): build again, so that the harness packages the glibc-2.17 one.
 echo "== bash scripts/build.sh (again, for the harness)"

@@ -4,7 +4,8 @@
 use fmu_runtime::fmi2::exports::*;
 use fmu_runtime::fmi2::types::*;
 use std::ffi::{c_char, CStr, CString};
-use std::path::PathBuf;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// One message the FMU logged.
@@ -21,7 +22,11 @@ pub type Log = Mutex<Vec<Message>>;
 
 /// A logger with the six arguments the runtime passes (format "%s" and the message). The FMI
 /// logger type is variadic; a fixed-argument function of the same leading parameters receives
-/// them the same way on x86-64 and AArch64 Linux, which is all these tests run on.
+/// them the same way on x86-64 and AArch64 Linux and on x86-64 Windows, which is all these tests
+/// run on: on Linux the variadic argument takes the next integer register as a fixed one would
+/// (x86-64 SysV: rdi … r9; AArch64 Linux: x0 … x7), and Windows x64 passes variadic arguments
+/// exactly like fixed ones (rcx, rdx, r8, r9, then the stack above the 32-byte shadow space;
+/// only a floating-point variadic argument differs, and there is none).
 unsafe extern "C" fn record(
     environment: Fmi2ComponentEnvironment,
     _instance: Fmi2String,
@@ -91,10 +96,36 @@ impl Resources {
             .join("resources");
         std::fs::create_dir_all(&folder).expect("temp folder");
         std::fs::write(folder.join(fmu_runtime::fmu::MODEL_FILE), source).expect("model written");
-        let uri = CString::new(format!("file://{}", folder.display())).expect("no NUL");
+        let uri = CString::new(file_uri(&folder)).expect("no NUL");
         let guid = CString::new(fmu_runtime::fmu::guid(source)).expect("no NUL");
         Resources { folder, uri, guid }
     }
+}
+
+/// The `file:` URI of an absolute path, as an importer passes `fmuResourceLocation` (RFC 8089):
+/// `file:///tmp/x/resources` on Unix, `file:///C:/users/x/resources` on Windows (backslashes
+/// as slashes, a slash before the drive letter), every byte but the unreserved characters, `/`
+/// and `:` percent-encoded.
+pub fn file_uri(path: &Path) -> String {
+    let text = path.to_str().expect("a UTF-8 path");
+    let text = if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text.to_owned()
+    };
+    let mut uri = String::from(if text.starts_with('/') {
+        "file://"
+    } else {
+        "file:///"
+    });
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/:".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            write!(uri, "%{byte:02X}").expect("a String takes any text");
+        }
+    }
+    uri
 }
 
 /// An `fmi2EventInfo` whose every field holds a value `fmi2NewDiscreteStates` never writes (7,
