@@ -1,31 +1,33 @@
 #!/usr/bin/env bash
 # The tests of the FMI C API against the Windows build of the runtime, run under Wine: the same
 # test sources as on Linux, cross-compiled for x86_64-win7-windows-gnu with the toolchain of the
-# DLL (scripts/windows-env.sh), each test executable run by `wine` as cargo's runner.
+# DLL (scripts/windows-env.sh), each test executable run by Wine's 64-bit loader as cargo's runner.
 #
 #   - the call matrix and the FMI boundary (tests/tests: fmi2_api, fuzz_fmi, discard,
 #     model_exchange, feedthrough, out_of_range, output_derivatives; through tests/fmi2_host.rs);
 #   - the engine's saved states, which fmi2GetFMUstate hands out (simulation_api, drives,
 #     rolling_stick and static_friction: the tests of a restore);
-#   - the runtime's own unit tests of the FMI layer (fmi2::, fmu::: FMU-state serialization,
+#   - the runtime's own unit tests of the FMI layer (modules fmi2 and fmu: FMU-state serialization,
 #     resource URIs with a drive letter, the logger, the GUID).
 #
 # Run `bash scripts/setup.sh --python` first (it installs MinGW-w64, Debian's Rust and Wine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/windows-env.sh
-if ! windows_toolchain_present || ! command -v wine >/dev/null 2>&1; then
+if ! windows_toolchain_present || ! wine64=$(wine64_loader); then
   echo "error: the Windows toolchain or Wine is missing: run bash scripts/setup.sh --python" >&2
   exit 1
 fi
 windows_toolchain_env
-# A Wine prefix of its own (created on the first run), not the user's ~/.wine; Wine's "fixme"
-# lines hidden, its errors kept.
-export WINEPREFIX="$PWD/target/wineprefix" WINEDEBUG=fixme-all
+# A Wine prefix of its own (created on the first run), not the user's ~/.wine. Wine's "fixme"
+# lines hidden, and the complaints of its desktop process that finds no display (winediag,
+# systray); its other errors kept.
+export WINEPREFIX="$PWD/target/wineprefix" WINEDEBUG=fixme-all,-winediag,-systray
+export WINELOADER="$wine64"
 # The test harness (`test`) is built from source like the standard library.
 wine_test() {
   /usr/bin/cargo test --release --target "$win_target" -Zbuild-std=std,panic_unwind,test \
-    --no-fail-fast --config "target.$win_target.runner = ['wine']" "$@"
+    --no-fail-fast --config "target.$win_target.runner = ['$wine64']" "$@"
 }
 # Names given to the script replace each group's filter: `bash scripts/test-wine.sh fmu_state`.
 if [ $# -gt 0 ]; then

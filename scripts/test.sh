@@ -31,7 +31,7 @@ fi
 # against the Windows build of the runtime, run under Wine (scripts/test-wine.sh), where the
 # machine has the Windows toolchain and Wine (scripts/setup.sh --python, above, installs them).
 source scripts/windows-env.sh
-if windows_toolchain_present && command -v wine >/dev/null; then
+if windows_toolchain_present && wine64_loader >/dev/null; then
     echo "== bash scripts/test-wine.sh: the FMI tests against the Windows runtime, under Wine"
     bash scripts/test-wine.sh
 else

@@ -16,6 +16,14 @@ windows_toolchain_present() {
     && command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1
 }
 
+# The 64-bit Wine loader, which runs the Windows test executables (Debian's wine64 package puts
+# it in /usr/lib/wine; its `wine` wrapper looks for a 32-bit Wine first and says so each time).
+wine64_loader() {
+  local loader
+  loader=$(command -v wine64 2>/dev/null || echo /usr/lib/wine/wine64)
+  [ -x "$loader" ] && echo "$loader"
+}
+
 # Exports the environment of `/usr/bin/cargo ... --target "$win_target" -Zbuild-std=...`.
 windows_toolchain_env() {
   local target_env=${win_target//-/_}
