@@ -1,0 +1,156 @@
+//! One field's effect each, in a scene where it dominates, against a closed form: the rest
+//! position of a joint's spring, a line damper, a drive train's damper, and a drive spring's
+//! unstretched angle with the start angle of the inertia before it. Each had no test of its own
+//! (docs/testing.md, feature table): a wrong sign or a coefficient off by 10 % in any of them
+//! passed the whole suite.
+//!
+//! No gravity anywhere: each motion is a linear oscillator or a linear decay.
+
+use fmu3d_tests::simulate;
+use fmu_runtime::model;
+
+/// The largest difference between `values` and `expected(t)` over the run's samples.
+fn largest_error(time: &[f64], values: &[f64], expected: impl Fn(f64) -> f64) -> f64 {
+    time.iter()
+        .zip(values)
+        .map(|(t, v)| (v - expected(*t)).abs())
+        .fold(0.0, f64::max)
+}
+
+fn load(source: &str, file: &str) -> model::ModelSpec {
+    model::load_str_with(source, file, &[]).expect("model")
+}
+
+/// A revolute joint's spring (c = 2 N·m/rad) with `spring_rest` 0.3 rad on a body of J = 0.02
+/// kg·m² about the axis, released at rest at φ = 0: φ(t) = 0.3 (1 − cos ωt), ω = √(c/J) =
+/// 10 rad/s. A prismatic joint's spring (c = 50 N/m) with `spring_rest` 0.1 m on 2 kg, released
+/// at s = 0: s(t) = 0.1 (1 − cos 5t).
+#[test]
+fn a_joint_spring_swings_about_its_rest_position() {
+    let run = simulate(
+        load(
+            r#"
+model springs "joint springs with a rest position"
+gravity none
+object wheel { mass { m = 1 kg; inertia = diag(0.02, 0.02, 0.02) kg.m2 } }
+joint rev revolute { from = world; to = wheel; axis = z; phi = 0; w = 0; spring = 2 N.m/rad; spring_rest = 0.3 rad }
+object slider { mass { m = 2 kg; inertia = diag(0.01, 0.01, 0.01) kg.m2 } }
+joint pri prismatic { from = world; to = slider; axis = x; s = 0; v = 0; spring = 50 N/m; spring_rest = 0.1 m }
+"#,
+            "springs.m3d",
+        ),
+        1e-8,
+        2.0,
+        0.01,
+    );
+    let phi = largest_error(&run.time, run.column("rev.phi"), |t| {
+        0.3 * (1.0 - (10.0 * t).cos())
+    });
+    let s = largest_error(&run.time, run.column("pri.s"), |t| {
+        0.1 * (1.0 - (5.0 * t).cos())
+    });
+    eprintln!("revolute spring about its rest angle: {phi:.1e} rad; prismatic: {s:.1e} m");
+    // A rest position 10 % off moves the centre of the swing by 0.03 rad (0.01 m).
+    assert!(phi < 1e-6, "{phi} rad");
+    assert!(s < 1e-8, "{s} m");
+}
+
+/// A line damper (d = 4 N·s/m) between the world's origin and a free 2 kg body that moves away
+/// along x at 1 m/s from x = 1 m: v(t) = e^(−d t/m), x(t) = 1 + (m/d)(1 − e^(−d t/m)).
+#[test]
+fn a_line_damper_slows_a_body_exponentially() {
+    let run = simulate(
+        load(
+            r#"
+model line_damper "a body leaving a damper's anchor"
+gravity none
+object anchor { parent = world }
+object body { mass { m = 2 kg; inertia = diag(0.01, 0.01, 0.01) kg.m2 }; output = true }
+joint fly free { from = world; to = body; position = [1, 0, 0] m; v = [1, 0, 0] m/s }
+force brake damper { from = anchor; to = body; d = 4 N.s/m }
+"#,
+            "line_damper.m3d",
+        ),
+        1e-8,
+        2.0,
+        0.01,
+    );
+    let x = largest_error(&run.time, run.column("body.r[1]"), |t| {
+        1.0 + 0.5 * (1.0 - (-2.0 * t).exp())
+    });
+    let v = largest_error(&run.time, run.column("body.v[1]"), |t| (-2.0 * t).exp());
+    eprintln!("line damper: x within {x:.1e} m, v within {v:.1e} m/s");
+    // d 10 % off changes x(2 s) by 4 cm.
+    assert!(x < 5e-7 && v < 1e-6, "x {x} m, v {v} m/s");
+}
+
+/// A drive train of an inertia J1 = 0.01 kg·m² spinning at 10 rad/s and a damper (d = 0.05
+/// N·m·s/rad) to a joint's body of J2 = 0.02 kg·m² at rest: the relative speed decays at
+/// λ = d (J1 + J2)/(J1 J2) = 7.5 /s and the momentum is kept, so ω2(t) = (J1 ω0/(J1 + J2))
+/// (1 − e^(−λt)) and ω1(t) = ω0 − (J2/J1) ω2(t).
+#[test]
+fn a_drive_damper_couples_an_inertia_to_the_joint_at_its_rate() {
+    let run = simulate(
+        load(
+            r#"
+model drive_damper "an inertia spinning a wheel through a damper"
+gravity none
+object wheel { mass { m = 1 kg; inertia = diag(0.02, 0.02, 0.02) kg.m2 } }
+joint rev revolute { from = world; to = wheel; axis = z; phi = 0; w = 0 }
+drive clutch { joint = rev; inertia { J = 0.01 kg.m2; w = 10 rad/s }; damper { d = 0.05 N.m.s/rad } }
+"#,
+            "drive_damper.m3d",
+        ),
+        1e-8,
+        1.0,
+        0.01,
+    );
+    let (j1, j2, w0, d) = (0.01, 0.02, 10.0, 0.05);
+    let lambda = d * (j1 + j2) / (j1 * j2);
+    let joint = |t: f64| j1 * w0 / (j1 + j2) * (1.0 - (-lambda * t).exp());
+    let wheel = largest_error(&run.time, run.column("rev.w"), joint);
+    let inertia = largest_error(&run.time, run.column("clutch.w[1]"), |t| {
+        w0 - j2 / j1 * joint(t)
+    });
+    eprintln!("drive damper: wheel within {wheel:.1e} rad/s, inertia within {inertia:.1e} rad/s");
+    assert!(wheel < 1e-6 && inertia < 1e-6, "{wheel}, {inertia}");
+}
+
+/// A drive spring (c = 8 N·m/rad) with `phi_rel0` 0.2 rad between an inertia J1 = 0.01 kg·m²
+/// started at `phi` = 0 and a joint's body J2 = 0.02 kg·m², both at rest at angle 0: the
+/// relative angle φ_rel = φ_joint − φ_1 (flange side less source side, Modelica's
+/// `SpringDamper`) swings about 0.2: φ_rel(t) = 0.2 (1 − cos ωt), ω² = c (1/J1 + 1/J2) = 1200,
+/// while the centre of inertia stays put: J1 φ_1 + J2 φ_joint = 0.
+#[test]
+fn a_drive_spring_swings_about_its_unstretched_angle() {
+    let run = simulate(
+        load(
+            r#"
+model drive_spring "an inertia on a wheel through a preloaded spring"
+gravity none
+object wheel { mass { m = 1 kg; inertia = diag(0.02, 0.02, 0.02) kg.m2 } }
+joint rev revolute { from = world; to = wheel; axis = z; phi = 0; w = 0 }
+drive coupling { joint = rev; inertia { J = 0.01 kg.m2; phi = 0 rad; w = 0 rad/s }; spring { c = 8 N.m/rad; phi_rel0 = 0.2 rad } }
+"#,
+            "drive_spring.m3d",
+        ),
+        1e-8,
+        0.5,
+        0.001,
+    );
+    let (j1, j2): (f64, f64) = (0.01, 0.02);
+    let omega = (8.0 * (1.0 / j1 + 1.0 / j2)).sqrt();
+    let (joint, inertia) = (run.column("rev.phi"), run.column("coupling.phi[1]"));
+    let relative: Vec<f64> = joint.iter().zip(inertia).map(|(b, a)| b - a).collect();
+    let swing = largest_error(&run.time, &relative, |t| 0.2 * (1.0 - (omega * t).cos()));
+    let centre = joint
+        .iter()
+        .zip(inertia)
+        .map(|(b, a)| (j1 * a + j2 * b).abs())
+        .fold(0.0, f64::max);
+    eprintln!(
+        "drive spring: relative angle within {swing:.1e} rad, centre of inertia {centre:.1e}"
+    );
+    assert!(swing < 1e-6, "{swing} rad");
+    assert!(centre < 1e-9, "{centre} kg·m²·rad");
+}
