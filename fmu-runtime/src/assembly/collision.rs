@@ -702,6 +702,82 @@ mod tests {
         assert!(set.pair(of("crate"), of("lid")).is_none(), "one rigid body");
     }
 
+    /// `can_collide` of every joint kind that has it: the two bodies a joint connects collide
+    /// exactly when it says `can_collide = true` (docs/model-format.md, "Joints"), and the
+    /// flag of one joint does not reach the bodies of another. A spherical joint, always a
+    /// cut-joint, closes a loop of two revolute joints from `w`. Regression: a cut-joint did
+    /// not keep its bodies apart (only the joints of the spanning tree did).
+    #[test]
+    fn every_joint_kind_keeps_its_bodies_apart_unless_it_can_collide() {
+        let ball = |name: &str| {
+            format!(
+                "object {name} {{ shape sphere {{ diameter = 0.1 m }}; mass {{ m = 1 kg; \
+                 inertia = diag(1, 1, 1) kg.m2 }}; contact {{ material = steel }} }}\n"
+            )
+        };
+        for kind in [
+            "revolute",
+            "prismatic",
+            "free",
+            "spherical",
+            "universal",
+            "cylindrical",
+            "planar",
+        ] {
+            for can_collide in [false, true] {
+                let mut source = String::from(
+                    "object w { parent = world; position = [0, 1, 0]; shape sphere { diameter = \
+                     0.1 m }; contact { material = steel } }\n",
+                );
+                source += &ball("a");
+                source += &ball("c");
+                // The joint under test connects `a` to `x`; `c` hangs from `a` by a revolute joint.
+                let x = if kind == "spherical" {
+                    source += &ball("s");
+                    source += "joint ja revolute { from = w; to = a; axis = z }\n";
+                    source += "joint js revolute { from = w; to = s; axis = z }\n";
+                    source += &format!(
+                        "joint jx spherical {{ from = s; to = a; can_collide = {can_collide} }}\n"
+                    );
+                    "s"
+                } else {
+                    source += &format!(
+                        "joint ja {kind} {{ from = w; to = a; can_collide = {can_collide} }}\n"
+                    );
+                    "w"
+                };
+                source += "joint jc revolute { from = a; to = c; axis = z }\n";
+                let spec = crate::model::load_str_with(&source, "joints.m3d", &[])
+                    .unwrap_or_else(|e| panic!("{kind}: {e:?}"));
+                let scene = Scene::from_spec(&spec).expect("scene");
+                let assembly = Assembly::build(&scene).expect("assembly");
+                let set = CollisionSet::build(&scene, &assembly).expect("collision set");
+                let of = |name: &str| {
+                    (0..set.colliders.len())
+                        .find(|&k| scene.object(set.colliders[k].object).name == name)
+                        .expect("collider")
+                };
+                let pair = |p: &str, q: &str| {
+                    let (i, j) = (of(p), of(q));
+                    set.pair(i.min(j), i.max(j)).is_some()
+                };
+                assert_eq!(
+                    pair(x, "a"),
+                    can_collide,
+                    "{kind} with can_collide = {can_collide}"
+                );
+                assert!(
+                    !pair("a", "c"),
+                    "{kind}: the next joint's bodies stay apart"
+                );
+                assert!(
+                    pair(x, "c"),
+                    "{kind}: bodies not joined to each other collide"
+                );
+            }
+        }
+    }
+
     #[test]
     fn vertex_spheres_replace_hull_hull_pairs_only() {
         let roles = [Hull, Vertex(0), Other, Edge(0)];

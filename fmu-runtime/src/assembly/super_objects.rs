@@ -275,6 +275,13 @@ impl Assembly {
             let joint = cut_joint(scene, &super_objects, &placement, handle, first_axis)?;
             first_axis += joint.kind.axes().len();
             cut_joints.push(joint);
+            // A cut-joint keeps its bodies apart like a joint of the tree, unless it says
+            // `can_collide = true` (a spherical joint is always cut).
+            let spec = &scene.joints[handle.0];
+            let (from, to) = (placement[spec.from.0].0, placement[spec.to.0].0);
+            if !spec.spec.can_collide && from != to {
+                super_objects[to].no_collision_pairs.push(from);
+            }
         }
         let assembly = Assembly {
             super_objects,
