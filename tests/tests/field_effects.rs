@@ -154,3 +154,40 @@ drive coupling { joint = rev; inertia { J = 0.01 kg.m2; phi = 0 rad; w = 0 rad/s
     assert!(swing < 1e-6, "{swing} rad");
     assert!(centre < 1e-9, "{centre} kg·m²·rad");
 }
+
+/// `output_forces` of a prismatic joint: a 2 kg slider (centre of mass 0.1 m ahead of its
+/// origin along the axis x) on a spring (c = 50 N/m, rest 0) released at s = 0.1 m, gravity
+/// 9.81 m/s² along −y. The world exerts on it, at its origin: along the axis the spring's pull
+/// −c s(t), s(t) = 0.1 cos(5t); across it the weight's reaction m g along y; and the torque
+/// that holds the weight's moment, (0.1, 0, 0) × (0, −m g, 0) reversed: +0.1 m g about z.
+#[test]
+fn a_prismatic_joint_reports_the_force_and_torque_it_transmits() {
+    let run = simulate(
+        load(
+            r#"
+model slider_forces "a slider on a spring under gravity"
+gravity uniform { g = [0, -9.81, 0] m/s2 }
+object slider { mass { m = 2 kg; center = [0.1, 0, 0] m; inertia = diag(0.01, 0.01, 0.01) kg.m2 } }
+joint pri prismatic { from = world; to = slider; axis = x; s = 0.1 m; v = 0; spring = 50 N/m; output_forces = true }
+"#,
+            "slider_forces.m3d",
+        ),
+        1e-8,
+        2.0,
+        0.01,
+    );
+    let weight = 2.0 * 9.81;
+    let along = largest_error(&run.time, run.column("pri.f_reaction[1]"), |t| {
+        -50.0 * 0.1 * (5.0 * t).cos()
+    });
+    let across = largest_error(&run.time, run.column("pri.f_reaction[2]"), |_| weight);
+    let moment = largest_error(&run.time, run.column("pri.t_reaction[3]"), |_| 0.1 * weight);
+    eprintln!(
+        "prismatic reaction: along the axis within {along:.1e} N, across {across:.1e} N, moment \
+         {moment:.1e} N·m"
+    );
+    assert!(
+        along < 1e-5 && across < 1e-9 && moment < 1e-9,
+        "{along}, {across}, {moment}"
+    );
+}
