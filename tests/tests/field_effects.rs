@@ -17,8 +17,10 @@ fn largest_error(time: &[f64], values: &[f64], expected: impl Fn(f64) -> f64) ->
         .fold(0.0, f64::max)
 }
 
-fn load(source: &str, file: &str) -> model::ModelSpec {
-    model::load_str_with(source, file, &[]).expect("model")
+/// The model `source` run to `stop` at the tolerance 1e-8, sampled every `interval`.
+fn run(source: &str, stop: f64, interval: f64) -> fmu3d_tests::Trajectory {
+    let spec = model::load_str_with(source, "field_effects.m3d", &[]).expect("model");
+    simulate(spec, 1e-8, stop, interval)
 }
 
 /// A revolute joint's spring (c = 2 N·m/rad) with `spring_rest` 0.3 rad on a body of J = 0.02
@@ -27,9 +29,8 @@ fn load(source: &str, file: &str) -> model::ModelSpec {
 /// at s = 0: s(t) = 0.1 (1 − cos 5t).
 #[test]
 fn a_joint_spring_swings_about_its_rest_position() {
-    let run = simulate(
-        load(
-            r#"
+    let run = run(
+        r#"
 model springs "joint springs with a rest position"
 gravity none
 object wheel { mass { m = 1 kg; inertia = diag(0.02, 0.02, 0.02) kg.m2 } }
@@ -37,9 +38,6 @@ joint rev revolute { from = world; to = wheel; axis = z; phi = 0; w = 0; spring 
 object slider { mass { m = 2 kg; inertia = diag(0.01, 0.01, 0.01) kg.m2 } }
 joint pri prismatic { from = world; to = slider; axis = x; s = 0; v = 0; spring = 50 N/m; spring_rest = 0.1 m }
 "#,
-            "springs.m3d",
-        ),
-        1e-8,
         2.0,
         0.01,
     );
@@ -59,9 +57,8 @@ joint pri prismatic { from = world; to = slider; axis = x; s = 0; v = 0; spring 
 /// along x at 1 m/s from x = 1 m: v(t) = e^(−d t/m), x(t) = 1 + (m/d)(1 − e^(−d t/m)).
 #[test]
 fn a_line_damper_slows_a_body_exponentially() {
-    let run = simulate(
-        load(
-            r#"
+    let run = run(
+        r#"
 model line_damper "a body leaving a damper's anchor"
 gravity none
 object anchor { parent = world }
@@ -69,9 +66,6 @@ object body { mass { m = 2 kg; inertia = diag(0.01, 0.01, 0.01) kg.m2 }; output 
 joint fly free { from = world; to = body; position = [1, 0, 0] m; v = [1, 0, 0] m/s }
 force brake damper { from = anchor; to = body; d = 4 N.s/m }
 "#,
-            "line_damper.m3d",
-        ),
-        1e-8,
         2.0,
         0.01,
     );
@@ -90,18 +84,14 @@ force brake damper { from = anchor; to = body; d = 4 N.s/m }
 /// (1 − e^(−λt)) and ω1(t) = ω0 − (J2/J1) ω2(t).
 #[test]
 fn a_drive_damper_couples_an_inertia_to_the_joint_at_its_rate() {
-    let run = simulate(
-        load(
-            r#"
+    let run = run(
+        r#"
 model drive_damper "an inertia spinning a wheel through a damper"
 gravity none
 object wheel { mass { m = 1 kg; inertia = diag(0.02, 0.02, 0.02) kg.m2 } }
 joint rev revolute { from = world; to = wheel; axis = z; phi = 0; w = 0 }
 drive clutch { joint = rev; inertia { J = 0.01 kg.m2; w = 10 rad/s }; damper { d = 0.05 N.m.s/rad } }
 "#,
-            "drive_damper.m3d",
-        ),
-        1e-8,
         1.0,
         0.01,
     );
@@ -123,18 +113,14 @@ drive clutch { joint = rev; inertia { J = 0.01 kg.m2; w = 10 rad/s }; damper { d
 /// while the centre of inertia stays put: J1 φ_1 + J2 φ_joint = 0.
 #[test]
 fn a_drive_spring_swings_about_its_unstretched_angle() {
-    let run = simulate(
-        load(
-            r#"
+    let run = run(
+        r#"
 model drive_spring "an inertia on a wheel through a preloaded spring"
 gravity none
 object wheel { mass { m = 1 kg; inertia = diag(0.02, 0.02, 0.02) kg.m2 } }
 joint rev revolute { from = world; to = wheel; axis = z; phi = 0; w = 0 }
 drive coupling { joint = rev; inertia { J = 0.01 kg.m2; phi = 0 rad; w = 0 rad/s }; spring { c = 8 N.m/rad; phi_rel0 = 0.2 rad } }
 "#,
-            "drive_spring.m3d",
-        ),
-        1e-8,
         0.5,
         0.001,
     );
@@ -162,17 +148,13 @@ drive coupling { joint = rev; inertia { J = 0.01 kg.m2; phi = 0 rad; w = 0 rad/s
 /// that holds the weight's moment, (0.1, 0, 0) × (0, −m g, 0) reversed: +0.1 m g about z.
 #[test]
 fn a_prismatic_joint_reports_the_force_and_torque_it_transmits() {
-    let run = simulate(
-        load(
-            r#"
+    let run = run(
+        r#"
 model slider_forces "a slider on a spring under gravity"
 gravity uniform { g = [0, -9.81, 0] m/s2 }
 object slider { mass { m = 2 kg; center = [0.1, 0, 0] m; inertia = diag(0.01, 0.01, 0.01) kg.m2 } }
 joint pri prismatic { from = world; to = slider; axis = x; s = 0.1 m; v = 0; spring = 50 N/m; output_forces = true }
 "#,
-            "slider_forces.m3d",
-        ),
-        1e-8,
         2.0,
         0.01,
     );
