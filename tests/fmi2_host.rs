@@ -97,7 +97,17 @@ impl Resources {
         std::fs::create_dir_all(&folder).expect("temp folder");
         std::fs::write(folder.join(fmu_runtime::fmu::MODEL_FILE), source).expect("model written");
         let uri = CString::new(file_uri(&folder)).expect("no NUL");
-        let guid = CString::new(fmu_runtime::fmu::guid(source)).expect("no NUL");
+        // The GUID of an FMU built from this model (its meshes, if any, beside it).
+        let spec = fmu_runtime::model::load_str(
+            source,
+            &folder
+                .join(fmu_runtime::fmu::MODEL_FILE)
+                .display()
+                .to_string(),
+        )
+        .map(|spec| fmu_runtime::fmu::guid_with(source, &spec, false))
+        .unwrap_or_else(|_| fmu_runtime::fmu::guid(source));
+        let guid = CString::new(spec).expect("no NUL");
         Resources { folder, uri, guid }
     }
 }

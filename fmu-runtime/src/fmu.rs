@@ -1,6 +1,6 @@
 //! Facts about an FMU that the packager writes and the runtime checks: one place for each.
 
-use crate::model::ModelSpec;
+use crate::model::{ModelSpec, ShapeSpec};
 use crate::simulation::MAX_OUTPUT_DERIVATIVE_ORDER;
 
 /// Name of the model file inside the FMU's `resources/` folder.
@@ -99,15 +99,24 @@ pub fn guid(model_source: &str) -> String {
     )
 }
 
-/// The GUID of an FMU made from `model_source`, built with every moving body's pose as an
-/// output (`fmu3d build --animation-outputs`) or not: the variable lists differ, so do the
-/// GUIDs, and the runtime learns from the GUID it is given which list the FMU declares.
-pub fn guid_with(model_source: &str, pose_outputs: bool) -> String {
-    if pose_outputs {
-        guid(&format!("{model_source}\n{POSE_OUTPUTS_MARK}"))
-    } else {
-        guid(model_source)
+/// The GUID of an FMU made from `model_source` (evaluated to `spec`), built with every moving
+/// body's pose as an output (`fmu3d build --animation-outputs`) or not: the variable lists
+/// differ, so do the GUIDs, and the runtime learns from the GUID it is given which list the FMU
+/// declares. Each mesh file's name and digest enter it too, so that a changed mesh in
+/// `resources/` no longer matches.
+pub fn guid_with(model_source: &str, spec: &ModelSpec, pose_outputs: bool) -> String {
+    let mut text = model_source.to_string();
+    for object in &spec.objects {
+        if let Some(ShapeSpec::Mesh(mesh)) = &object.shape {
+            for (file, digest) in mesh.files.iter().zip(&mesh.digests) {
+                text.push_str(&format!("\nmesh {file} {digest:016x}"));
+            }
+        }
     }
+    if pose_outputs {
+        text.push_str(&format!("\n{POSE_OUTPUTS_MARK}"));
+    }
+    guid(&text)
 }
 
 /// What [`guid_with`] adds to the model's text for an FMU with pose outputs.
@@ -146,7 +155,8 @@ mod tests {
             .map(str::len)
             .collect();
         assert_eq!(parts, [8, 4, 4, 4, 12]);
-        assert_eq!(guid_with("model a", false), a);
-        assert_ne!(guid_with("model a", true), a);
+        let spec = crate::model::load_str("model m\n", "m.m3d").expect("loads");
+        assert_eq!(guid_with("model a", &spec, false), a);
+        assert_ne!(guid_with("model a", &spec, true), a);
     }
 }

@@ -21,6 +21,7 @@ pub mod fmi2;
 pub mod fmu;
 pub mod ida;
 pub mod linalg;
+pub mod mesh;
 pub mod model;
 pub mod scene;
 pub mod simulation;

@@ -163,12 +163,48 @@ pub fn package(
             executable: false,
         },
     ]);
+    entries.extend(mesh_entries(model_path, &sim.spec)?);
     Ok(Packaged {
         sim,
         entries,
         time,
         runtimes,
     })
+}
+
+/// Every mesh file the model names, under `resources/` by the name the model gives it (relative
+/// to the model file, which lies in `resources/` too): the FMU reads its meshes from there,
+/// never from the original files. A file named twice is packed once.
+fn mesh_entries(
+    model_path: &Path,
+    spec: &fmu_runtime::model::ModelSpec,
+) -> Result<Vec<Entry>, String> {
+    let folder = model_path.parent().unwrap_or(Path::new(""));
+    let mut entries: Vec<Entry> = Vec::new();
+    for object in &spec.objects {
+        let Some(fmu_runtime::model::ShapeSpec::Mesh(mesh)) = &object.shape else {
+            continue;
+        };
+        for file in &mesh.files {
+            let parts: Vec<&str> = file
+                .split('/')
+                .filter(|p| !p.is_empty() && *p != ".")
+                .collect();
+            let name = format!("resources/{}", parts.join("/"));
+            if entries.iter().any(|e| e.name == name) {
+                continue;
+            }
+            let path = folder.join(file);
+            let bytes = std::fs::read(&path)
+                .map_err(|e| format!("cannot read the mesh file {}: {e}", path.display()))?;
+            entries.push(Entry {
+                name,
+                bytes,
+                executable: false,
+            });
+        }
+    }
+    Ok(entries)
 }
 
 /// The platforms of an FMU whose `--platforms` are not given: Linux, and Windows where its

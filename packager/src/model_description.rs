@@ -50,7 +50,10 @@ fn write_document(
     let mut root = BytesStart::new("fmiModelDescription");
     root.push_attribute(("fmiVersion", FMI_VERSION));
     root.push_attribute(("modelName", spec.name.as_str()));
-    root.push_attribute(("guid", fmu::guid_with(source, sim.pose_outputs()).as_str()));
+    root.push_attribute((
+        "guid",
+        fmu::guid_with(source, &sim.spec, sim.pose_outputs()).as_str(),
+    ));
     if let Some(description) = &spec.description {
         root.push_attribute(("description", description.as_str()));
     }

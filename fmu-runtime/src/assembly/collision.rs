@@ -28,7 +28,9 @@
 
 use super::super_objects::Assembly;
 use crate::collision::response::{ContactGeometry, ContactLaw};
-use crate::collision::{CollisionError, ContactMaterials, ContactPairMaterial, Core, Shape};
+use crate::collision::{
+    CollisionError, ContactMaterials, ContactPairMaterial, Core, Shape, DEFAULT_SMOOTHING_RADIUS,
+};
 use crate::model::materials::{self, SolidMaterial};
 use crate::model::ShapeSpec;
 use crate::scene::{ObjectHandle, Scene, SceneError};
@@ -451,11 +453,8 @@ fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneE
         let (Some(contact), Some(shape)) = (&object.contact, &object.shape) else {
             continue;
         };
-        let shape = match contact.smoothing {
-            Some(radius) => Shape::with_smoothing_radius(shape, radius),
-            None => Shape::new(shape),
-        }
-        .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+        let shapes = Shape::pieces(shape, contact.smoothing.unwrap_or(DEFAULT_SMOOTHING_RADIUS))
+            .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
         let solid = materials::lookup(&contact.material).ok_or_else(|| {
             SceneError::new(
                 &object.location,
@@ -463,38 +462,40 @@ fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneE
             )
         })?;
         let (body, pose) = assembly.placement[index];
-        let features =
-            hull_features(&shape).map_err(|e| SceneError::new(&object.location, e.to_string()))?;
-        let owner = colliders.len();
-        colliders.push(Collider {
-            object: ObjectHandle(index),
-            body,
-            pose,
-            role: if features.is_empty() {
-                Role::Other
-            } else {
-                Role::Hull
-            },
-            rounded: !matches!(shape.core(), Core::Box { .. }),
-            fade: Fade::None,
-            shape,
-            solid,
-        });
-        for feature in features {
+        for shape in shapes {
+            let features = hull_features(&shape)
+                .map_err(|e| SceneError::new(&object.location, e.to_string()))?;
+            let owner = colliders.len();
             colliders.push(Collider {
                 object: ObjectHandle(index),
                 body,
-                pose: pose * feature.placement,
-                shape: feature.shape,
-                solid,
-                role: if feature.edge {
-                    Role::Edge(owner)
+                pose,
+                role: if features.is_empty() {
+                    Role::Other
                 } else {
-                    Role::Vertex(owner)
+                    Role::Hull
                 },
-                rounded: feature.rounded,
-                fade: feature.fade,
+                rounded: !matches!(shape.core(), Core::Box { .. } | Core::Hull(_)),
+                fade: Fade::None,
+                shape,
+                solid,
             });
+            for feature in features {
+                colliders.push(Collider {
+                    object: ObjectHandle(index),
+                    body,
+                    pose: pose * feature.placement,
+                    shape: feature.shape,
+                    solid,
+                    role: if feature.edge {
+                        Role::Edge(owner)
+                    } else {
+                        Role::Vertex(owner)
+                    },
+                    rounded: feature.rounded,
+                    fade: feature.fade,
+                });
+            }
         }
     }
     Ok(colliders)
@@ -563,6 +564,35 @@ fn hull_features(shape: &Shape) -> Result<Vec<Feature>, CollisionError> {
         fade: Fade::Side,
     };
     Ok(match *shape.core() {
+        Core::Hull(ref hull) => {
+            let mut features: Vec<Feature> = hull
+                .vertices()
+                .iter()
+                .map(|p| vertex(p.coords, false, Fade::None))
+                .collect();
+            for &[a, b] in hull.feature_edges() {
+                let (p, q) = (hull.vertices()[a as usize], hull.vertices()[b as usize]);
+                let along = q - p;
+                let rotation = UnitQuaternion::rotation_between(&Vector3::z(), &along)
+                    .unwrap_or_else(|| {
+                        UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::PI)
+                    });
+                features.push(Feature {
+                    shape: Shape::new(&ShapeSpec::Capsule {
+                        diameter: 2.0 * margin,
+                        length: along.norm(),
+                    })?,
+                    placement: Isometry3::from_parts(
+                        Translation3::from(nalgebra::center(&p, &q).coords),
+                        rotation,
+                    ),
+                    edge: true,
+                    rounded: false,
+                    fade: Fade::None,
+                });
+            }
+            features
+        }
         Core::Box { half_extents: half } => {
             let mut features: Vec<Feature> = (0..8)
                 .map(|k| {

@@ -107,9 +107,11 @@ impl VisualScene {
 /// collision handling clamps it (`collision::Shape::with_smoothing_radius`).
 fn rounding(shape: &ShapeSpec, smoothing: f64) -> f64 {
     let smallest = match *shape {
-        ShapeSpec::Sphere { .. } | ShapeSpec::Capsule { .. } | ShapeSpec::Ellipsoid { .. } => {
-            return 0.0
-        }
+        // A mesh is drawn as its own triangles.
+        ShapeSpec::Sphere { .. }
+        | ShapeSpec::Capsule { .. }
+        | ShapeSpec::Ellipsoid { .. }
+        | ShapeSpec::Mesh(_) => return 0.0,
         ShapeSpec::Box { lengths } => lengths.min(),
         ShapeSpec::Cylinder { diameter, length } | ShapeSpec::Cone { diameter, length } => {
             diameter.min(length)

@@ -81,6 +81,8 @@ pub enum CollisionError {
     UnknownSolidMaterial(String),
     /// A contact-pair coefficient out of its range.
     InvalidCoefficient { what: &'static str, value: f64 },
+    /// A mesh whose convex hull cannot collide, with the reason.
+    InvalidMesh(String),
 }
 
 impl std::fmt::Display for CollisionError {
@@ -98,6 +100,9 @@ impl std::fmt::Display for CollisionError {
             }
             CollisionError::InvalidCoefficient { what, value } => {
                 write!(f, "invalid {what} {value}")
+            }
+            CollisionError::InvalidMesh(reason) => {
+                write!(f, "the mesh cannot collide: {reason}")
             }
         }
     }

@@ -15,7 +15,9 @@ use nalgebra::{Isometry3, Point3, Vector3};
 
 use super::broad_phase::Aabb;
 use super::CollisionError;
-use crate::model::ShapeSpec;
+use crate::mesh::ConvexHull;
+use crate::model::{MeshCollision, ShapeSpec};
+use std::sync::Arc;
 
 /// The smoothing radius used when a model does not give one [m].
 pub const DEFAULT_SMOOTHING_RADIUS: f64 = 1.0e-3;
@@ -26,7 +28,7 @@ pub const DEFAULT_SMOOTHING_RADIUS: f64 = 1.0e-3;
 pub const MAX_SMOOTHING_FRACTION: f64 = 0.1;
 
 /// The core of a shape, in the shape's own frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Core {
     /// The origin.
     Point,
@@ -40,6 +42,8 @@ pub enum Core {
     Cone { radius: f64, base: f64, apex: f64 },
     /// An ellipsoid centred at the origin.
     Ellipsoid { semi_axes: Vector3<f64> },
+    /// A convex polytope: a mesh's convex hull shrunk by the margin.
+    Hull(Arc<ConvexHull>),
 }
 
 /// A convex shape ready for collision handling: a core plus a margin (sphere radius).
@@ -82,6 +86,14 @@ impl Shape {
         }
         let clamp = |smallest: f64| smoothing_radius.min(MAX_SMOOTHING_FRACTION * smallest);
         let (core, margin) = match *spec {
+            ShapeSpec::Mesh(ref mesh) => {
+                let vertices: Vec<Point3<f64>> = mesh
+                    .pieces
+                    .iter()
+                    .flat_map(|p| p.vertices.iter().copied())
+                    .collect();
+                return Shape::of_hull(&vertices, smoothing_radius, spec);
+            }
             ShapeSpec::Sphere { diameter } => {
                 let d = check_positive("sphere diameter", diameter)?;
                 (Core::Point, 0.5 * d)
@@ -163,6 +175,34 @@ impl Shape {
         Ok(Shape::of_core(core, margin, spec.clone()))
     }
 
+    /// The convex pieces that collide for `spec`: the shape itself, or for a mesh with
+    /// `collision = pieces` each piece's hull.
+    pub fn pieces(spec: &ShapeSpec, smoothing_radius: f64) -> Result<Vec<Shape>, CollisionError> {
+        match spec {
+            ShapeSpec::Mesh(mesh) if mesh.collision == MeshCollision::Pieces => mesh
+                .pieces
+                .iter()
+                .map(|piece| Shape::of_hull(&piece.vertices, smoothing_radius, spec))
+                .collect(),
+            _ => Ok(vec![Shape::with_smoothing_radius(spec, smoothing_radius)?]),
+        }
+    }
+
+    /// The convex hull of `vertices` rounded by the smoothing radius (clamped as a box's is).
+    fn of_hull(
+        vertices: &[Point3<f64>],
+        smoothing_radius: f64,
+        spec: &ShapeSpec,
+    ) -> Result<Shape, CollisionError> {
+        let (core, margin) = ConvexHull::shrunk(vertices, smoothing_radius, MAX_SMOOTHING_FRACTION)
+            .map_err(|e| CollisionError::InvalidMesh(e.0))?;
+        Ok(Shape::of_core(
+            Core::Hull(Arc::new(core)),
+            margin,
+            spec.clone(),
+        ))
+    }
+
     /// A flat disc of `radius` about the z axis swept by a sphere of `margin`: the rim of a
     /// cylinder or a cone, which collides as a feature of it (`assembly::collision`).
     pub fn rim_disc(radius: f64, margin: f64) -> Shape {
@@ -181,6 +221,7 @@ impl Shape {
 
     fn of_core(core: Core, margin: f64, spec: ShapeSpec) -> Shape {
         let core_radius = match core {
+            Core::Hull(ref hull) => hull.bounding_radius(),
             Core::Point => 0.0,
             Core::Segment { half_length } => half_length,
             Core::Box { half_extents } => half_extents.norm(),
@@ -222,7 +263,11 @@ impl Shape {
     /// in every direction, so two shapes cannot pass through each other while their relative
     /// travel since first touch stays below twice the sum of their inradii.
     pub fn inradius(&self) -> f64 {
+        if let Core::Hull(hull) = &self.core {
+            return hull.inradius() + self.margin;
+        }
         match self.spec {
+            ShapeSpec::Mesh(_) => unreachable!("a mesh's core is a hull"),
             ShapeSpec::Sphere { diameter } | ShapeSpec::Capsule { diameter, .. } => 0.5 * diameter,
             ShapeSpec::Box { lengths } | ShapeSpec::Ellipsoid { lengths } => 0.5 * lengths.min(),
             ShapeSpec::Cylinder { diameter, length } => 0.5 * diameter.min(length),
@@ -254,6 +299,7 @@ impl Shape {
     pub fn inner_point(&self) -> Point3<f64> {
         match self.core {
             Core::Cone { base, apex, .. } => Point3::new(0.0, 0.0, 0.5 * (base + apex)),
+            Core::Hull(ref hull) => hull.centre(),
             _ => Point3::origin(),
         }
     }
@@ -263,6 +309,7 @@ impl Shape {
     pub fn core_support(&self, direction: &Vector3<f64>) -> Point3<f64> {
         let d = direction;
         match self.core {
+            Core::Hull(ref hull) => hull.support(d),
             Core::Point => Point3::origin(),
             Core::Segment { half_length } => Point3::new(0.0, 0.0, sign(d.z) * half_length),
             Core::Box { half_extents } => Point3::new(

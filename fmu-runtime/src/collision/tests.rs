@@ -587,7 +587,7 @@ proptest! {
     ) {
         let r = 0.01;
         let (a, b) = (cuboid(la, r), cuboid(lb, r));
-        let (Core::Box { half_extents: ha }, Core::Box { half_extents: hb }) = (*a.core(), *b.core())
+        let (Core::Box { half_extents: ha }, Core::Box { half_extents: hb }) = (a.core().clone(), b.core().clone())
         else { unreachable!() };
         let depth = sat_depth(&ha, &pa, &hb, &pb);
         prop_assume!(depth > 1e-3);

@@ -106,18 +106,18 @@ impl Instance {
         let model_path = find_model(&logger, resource_location)?;
         let source = std::fs::read_to_string(&model_path)
             .map_err(|e| format!("cannot read the model file {}: {e}", model_path.display()))?;
+        let spec = model::load_str(&source, &model_path.display().to_string())
+            .map_err(|e| e.to_string())?;
         // The GUID says whether the FMU was built with every moving body's pose as an output.
-        let pose_outputs = guid == fmu::guid_with(&source, true);
-        let expected = fmu::guid_with(&source, pose_outputs);
+        let pose_outputs = guid == fmu::guid_with(&source, &spec, true);
+        let expected = fmu::guid_with(&source, &spec, pose_outputs);
         if guid != expected {
             return Err(format!(
                 "the GUID {guid} does not match this FMU (its model gives {expected}): the \
-                 modelDescription.xml and resources/{MODEL_FILE} come from different builds; \
-                 rebuild the FMU with `fmu3d build`"
+                 modelDescription.xml and resources/{MODEL_FILE} (or a mesh file beside it) come \
+                 from different builds; rebuild the FMU with `fmu3d build`"
             ));
         }
-        let spec = model::load_str(&source, &model_path.display().to_string())
-            .map_err(|e| e.to_string())?;
         let setup = Setup {
             tolerance: None,
             start_time: spec.experiment.start_time,

@@ -56,6 +56,9 @@ pub fn unit_density_properties(shape: &ShapeSpec) -> (f64, Vector3<f64>, Matrix3
                 diag(ixx, ixx, 0.3 * v * r * r),
             )
         }
+        ShapeSpec::Mesh(mesh) => crate::mesh::mass::unit_density_properties(
+            &crate::mesh::TriangleMesh::joined(&mesh.pieces),
+        ),
         ShapeSpec::Ellipsoid { lengths } => {
             let (a, b, c) = (lengths.x / 2.0, lengths.y / 2.0, lengths.z / 2.0);
             let v = 4.0 / 3.0 * PI * a * b * c;

@@ -472,6 +472,36 @@ pub enum ShapeSpec {
     Ellipsoid {
         lengths: Vector3<f64>,
     },
+    /// Triangles read from STL or OBJ files.
+    Mesh(std::sync::Arc<MeshSpec>),
+}
+
+/// A `shape mesh`: its files, read and scaled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshSpec {
+    /// The files as the model names them, relative to the model file's folder (`file`, or each
+    /// of `files`); an FMU carries them under `resources/` by the same names.
+    pub files: Vec<String>,
+    /// Each file's bytes' digest, in the order of `files` ([`crate::mesh::digest`]): a changed
+    /// mesh changes the FMU's GUID.
+    pub digests: Vec<u64>,
+    /// The factor per axis that turns the file's numbers into metres.
+    pub scale: Vector3<f64>,
+    pub collision: MeshCollision,
+    /// The pieces (each OBJ object, each file), scaled, in the object's frame.
+    pub pieces: Vec<crate::mesh::TriangleMesh>,
+    /// How many edges keep the pieces from being closed, consistently oriented surfaces
+    /// ([`crate::mesh::TriangleMesh::open_edges`], summed): zero for a mesh that bounds a solid.
+    pub open_edges: usize,
+}
+
+/// What of a mesh collides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeshCollision {
+    /// The convex hull of all its vertices.
+    Hull,
+    /// Each piece's convex hull (the pieces of a convex decomposition).
+    Pieces,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -178,6 +178,12 @@ fn reach(shape: &ShapeSpec) -> f64 {
         ShapeSpec::Cylinder { diameter, length } => 0.5 * diameter.hypot(length),
         ShapeSpec::Capsule { diameter, length } => 0.5 * (diameter + length),
         ShapeSpec::Cone { diameter, length } => (0.5 * diameter).hypot(length),
+        ShapeSpec::Mesh(ref mesh) => mesh
+            .pieces
+            .iter()
+            .flat_map(|p| &p.vertices)
+            .map(|p| p.coords.norm())
+            .fold(0.0, f64::max),
     }
 }
 

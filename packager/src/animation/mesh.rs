@@ -3,6 +3,7 @@
 //! revolution about z (a profile turned in [`SEGMENTS`] steps); the box is a cube whose faces
 //! are grids, rounded at edges and vertices by the contact smoothing radius.
 
+use fmu_runtime::mesh::TriangleMesh;
 use fmu_runtime::model::ShapeSpec;
 use nalgebra::Vector3;
 use std::f64::consts::PI;
@@ -123,10 +124,50 @@ fn revolve(profiles: &[Vec<ProfilePoint>]) -> Mesh {
     mesh
 }
 
+/// Faces that meet at less than this angle are drawn as one smooth surface; at more, with a
+/// crease (the usual crease angle of CAD viewers).
+const CREASE_ANGLE: f64 = 30.0 * PI / 180.0;
+
+/// A part's own triangles with normals as a CAD export expects: each corner's normal is the
+/// area-weighted mean of the faces at that vertex that meet its own face at less than
+/// [`CREASE_ANGLE`], so that a tessellated round surface looks round and an edge stays sharp.
+fn creased(part: &TriangleMesh) -> Mesh {
+    let face_normals: Vec<Vector3<f64>> = part
+        .corners()
+        .map(|[a, b, c]| (b - a).cross(&(c - a)))
+        .collect();
+    let mut faces_at = vec![Vec::new(); part.vertices.len()];
+    for (f, t) in part.triangles.iter().enumerate() {
+        for &v in t {
+            faces_at[v as usize].push(f);
+        }
+    }
+    let cos_crease = CREASE_ANGLE.cos();
+    let mut mesh = Mesh::default();
+    for (f, t) in part.triangles.iter().enumerate() {
+        let own = face_normals[f].try_normalize(0.0).unwrap_or(Vector3::z());
+        for &v in t {
+            let smooth: Vector3<f64> = faces_at[v as usize]
+                .iter()
+                .map(|&g| face_normals[g])
+                .filter(|n| {
+                    n.try_normalize(0.0)
+                        .is_some_and(|n| n.dot(&own) >= cos_crease)
+                })
+                .sum();
+            let normal = smooth.try_normalize(0.0).unwrap_or(own);
+            let index = mesh.push(part.vertices[v as usize].coords, normal);
+            mesh.indices.push(index);
+        }
+    }
+    mesh
+}
+
 /// The mesh of a shape; `rounding` rounds the edges of a box, cylinder or cone (0: sharp).
 pub fn shape_mesh(shape: &ShapeSpec, rounding: f64) -> Mesh {
     let r = rounding.max(0.0);
     match *shape {
+        ShapeSpec::Mesh(ref mesh) => creased(&TriangleMesh::joined(&mesh.pieces)),
         ShapeSpec::Sphere { diameter } => revolve(&[arc(
             0.0,
             0.0,

@@ -3,9 +3,11 @@
 //! `docs/animation.md`.
 
 use fmu_runtime::assembly::{VisualBody, VisualScene, VisualShape};
-use fmu_runtime::model::ShapeSpec;
-use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
+use fmu_runtime::mesh::TriangleMesh;
+use fmu_runtime::model::{MeshCollision, MeshSpec, ShapeSpec};
+use nalgebra::{Isometry3, Point3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// The `format` field of the file.
 const FORMAT: &str = "fmu3d-visual";
@@ -32,6 +34,20 @@ fn shape_json(shape: &VisualShape) -> Value {
             "ellipsoid",
             json!({ "lengths": [lengths.x, lengths.y, lengths.z] }),
         ),
+        // The triangles themselves (scaled, in metres, in the shape's frame), so that an
+        // importer draws the part without reading mesh files; `files` names them in resources/.
+        ShapeSpec::Mesh(ref mesh) => {
+            let joined = TriangleMesh::joined(&mesh.pieces);
+            (
+                "mesh",
+                json!({
+                    "files": mesh.files,
+                    "scale": [mesh.scale.x, mesh.scale.y, mesh.scale.z],
+                    "vertices": joined.vertices.iter().flat_map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>(),
+                    "triangles": joined.triangles.iter().flatten().collect::<Vec<_>>(),
+                }),
+            )
+        }
     };
     let t = shape.pose.translation.vector;
     let q = shape.pose.rotation.coords;
@@ -123,6 +139,7 @@ fn shape_from_json(value: &Value) -> Result<VisualShape, String> {
         "ellipsoid" => ShapeSpec::Ellipsoid {
             lengths: Vector3::from(numbers::<3>(value, "lengths")?),
         },
+        "mesh" => mesh_from_json(value)?,
         other => return Err(format!("unknown shape kind `{other}`")),
     };
     let [x, y, z] = numbers::<3>(value, "position")?;
@@ -139,6 +156,56 @@ fn shape_from_json(value: &Value) -> Result<VisualShape, String> {
         transparency: number(value, "transparency")?,
         rounding: value["rounding"].as_f64().unwrap_or(0.0),
     })
+}
+
+/// A drawn mesh: its triangles, as one piece.
+fn mesh_from_json(value: &Value) -> Result<ShapeSpec, String> {
+    let list = |field: &str| {
+        value[field]
+            .as_array()
+            .ok_or_else(|| format!("`{field}` of a mesh must be a list of numbers"))
+    };
+    let coordinates = list("vertices")?
+        .iter()
+        .map(|c| c.as_f64().ok_or("`vertices` must hold numbers"))
+        .collect::<Result<Vec<f64>, _>>()?;
+    let vertices: Vec<Point3<f64>> = coordinates
+        .chunks_exact(3)
+        .map(|c| Point3::new(c[0], c[1], c[2]))
+        .collect();
+    let triangles = list("triangles")?
+        .iter()
+        .map(|i| {
+            i.as_u64()
+                .filter(|&i| (i as usize) < vertices.len())
+                .map(|i| i as u32)
+                .ok_or("`triangles` must hold indices of `vertices`")
+        })
+        .collect::<Result<Vec<u32>, _>>()?;
+    let files = value["files"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .filter_map(|f| f.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ShapeSpec::Mesh(Arc::new(MeshSpec {
+        files,
+        digests: Vec::new(),
+        scale: numbers::<3>(value, "scale")
+            .map(Vector3::from)
+            .unwrap_or(Vector3::repeat(1.0)),
+        collision: MeshCollision::Hull,
+        pieces: vec![TriangleMesh {
+            vertices,
+            triangles: triangles
+                .chunks_exact(3)
+                .map(|t| [t[0], t[1], t[2]])
+                .collect(),
+        }],
+        open_edges: 0,
+    })))
 }
 
 /// Reads the JSON text of a visual scene; errors say what is wrong (the caller names the file).

@@ -190,7 +190,15 @@ impl<'a> Evaluator<'a> {
         b: &Block,
         scope: &Scope,
     ) -> Result<ShapeSpec, Diag> {
-        const KINDS: [&str; 6] = ["sphere", "box", "cylinder", "capsule", "cone", "ellipsoid"];
+        const KINDS: [&str; 7] = [
+            "sphere",
+            "box",
+            "cylinder",
+            "capsule",
+            "cone",
+            "ellipsoid",
+            "mesh",
+        ];
         let Some(kind) = kind else {
             return Err(Diag::new(
                 kw.pos,
@@ -233,8 +241,122 @@ impl<'a> Evaluator<'a> {
                     _ => ShapeSpec::Cone { diameter, length },
                 })
             }
+            "mesh" => {
+                let f = Fields::new(b, &["file", "files", "scale", "collision"], &[], &what)?;
+                self.mesh(&f, kind, scope)
+            }
             other => Err(Diag::new(kind.pos, format!("unknown shape `{other}`"))
                 .with_help(did_you_mean(other, KINDS))),
+        }
+    }
+
+    /// A `shape mesh`: its files read relative to the model file's folder, scaled.
+    fn mesh(&self, f: &Fields, kind: &Ident, scope: &Scope) -> Result<ShapeSpec, Diag> {
+        let names: Vec<(String, Pos)> =
+            match (f.get("file"), f.get("files")) {
+                (Some(e), None) => vec![(self.string(e, "file")?, e.pos)],
+                (None, Some(e)) => match &e.kind {
+                    ExprKind::Vector(items) if !items.is_empty() => items
+                        .iter()
+                        .map(|item| Ok((self.string(item, "files")?, item.pos)))
+                        .collect::<Result<_, Diag>>()?,
+                    _ => return Err(Diag::new(
+                        e.pos,
+                        "`files` expects a list of file names: `files = [\"a.stl\", \"b.stl\"]`",
+                    )),
+                },
+                (Some(e), Some(_)) => {
+                    return Err(Diag::new(
+                        e.pos,
+                        "a mesh has either `file` or `files`, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(Diag::new(kind.pos, "shape `mesh` needs the field `file`")
+                        .with_help(Some("`shape mesh { file = \"part.stl\" }`".into())))
+                }
+            };
+        let scale = match f.get("scale") {
+            None => Vector3::repeat(1.0),
+            Some(e) if matches!(e.kind, ExprKind::Vector(_)) => {
+                self.vec3(e, scope, Kind::Dimensionless, "scale")?
+            }
+            Some(e) => Vector3::repeat(self.num(e, scope, Kind::Dimensionless, "scale")?),
+        };
+        if let Some(e) = f.get("scale") {
+            if !scale.iter().all(|s| s.is_finite() && *s != 0.0) {
+                return Err(Diag::new(
+                    e.pos,
+                    format!(
+                        "`scale` must be finite and not zero, found [{}, {}, {}]",
+                        scale.x, scale.y, scale.z
+                    ),
+                ));
+            }
+        }
+        let collision = match f.get("collision") {
+            None => MeshCollision::Hull,
+            Some(e) => match self.word(e, &["hull", "pieces"], "collision")? {
+                "hull" => MeshCollision::Hull,
+                _ => MeshCollision::Pieces,
+            },
+        };
+        let folder = std::path::Path::new(self.file)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        let mut files = Vec::new();
+        let mut digests = Vec::new();
+        let mut pieces = Vec::new();
+        for (name, pos) in names {
+            let relative = std::path::Path::new(&name);
+            let escapes = relative.is_absolute()
+                || relative.components().any(|c| {
+                    !matches!(
+                        c,
+                        std::path::Component::Normal(_) | std::path::Component::CurDir
+                    )
+                });
+            if escapes || name.contains('\\') {
+                return Err(Diag::new(
+                    pos,
+                    format!("the mesh file `{name}` must be named relative to the model file's folder, inside it, with `/` between folders"),
+                )
+                .with_help(Some(
+                    "an FMU carries its meshes in resources/ beside the model: move the file into the model's folder (or a folder below it) and name it from there".into(),
+                )));
+            }
+            let path = folder.join(relative);
+            let bytes = std::fs::read(&path).map_err(|e| {
+                Diag::new(
+                    pos,
+                    format!("cannot read the mesh file `{}`: {e}", path.display()),
+                )
+            })?;
+            let read = crate::mesh::read_pieces(&path, &bytes)
+                .map_err(|e| Diag::new(pos, format!("mesh file `{}`: {e}", path.display())))?;
+            digests.push(crate::mesh::digest(&bytes));
+            pieces.extend(read.iter().map(|p| p.scaled(&scale)));
+            files.push(name);
+        }
+        let open_edges = pieces.iter().map(|p| p.open_edges()).sum();
+        Ok(ShapeSpec::Mesh(std::sync::Arc::new(MeshSpec {
+            files,
+            digests,
+            scale,
+            collision,
+            pieces,
+            open_edges,
+        })))
+    }
+
+    /// A string field's text.
+    fn string(&self, e: &Expr, field: &str) -> Result<String, Diag> {
+        match &e.kind {
+            ExprKind::Str(text) => Ok(text.clone()),
+            _ => Err(Diag::new(
+                e.pos,
+                format!("`{field}` expects a file name in quotes: `{field} = \"part.stl\"`"),
+            )),
         }
     }
 
@@ -431,6 +553,21 @@ impl<'a> Evaluator<'a> {
                 )
                 .with_help(Some("add `shape KIND { ... }` or give `m`, `center` and `inertia`".into())));
             };
+            if let ShapeSpec::Mesh(mesh) = shape {
+                if mesh.open_edges > 0 {
+                    return Err(Diag::new(
+                        b.pos,
+                        format!(
+                            "object `{object}`: the mesh {} is not a closed, consistently oriented surface ({} open edges), so it bounds no volume to compute a mass from",
+                            mesh.files.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", "),
+                            mesh.open_edges
+                        ),
+                    )
+                    .with_help(Some(
+                        "close the mesh's holes and orient its triangles outwards in the CAD or mesh tool (e.g. a watertight STL export), or give `m`, `center` and `inertia` by hand".into(),
+                    )));
+                }
+            }
             let properties = mass::from_density(shape, rho);
             if let Some(problem) = mass::out_of_range(&properties) {
                 return Err(Diag::new(
