@@ -57,6 +57,19 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
             .map(|m| format!(", mass {} kg", m.mass))
             .unwrap_or_default();
         println!("  {index}: [{}] {joint}{mass}", members.join(", "));
+        if let Some(m) = &body.mass {
+            // Full precision, so that a mesh's mass properties can be compared with another
+            // tool's (tests/python/test_meshes.py).
+            let c = m.center;
+            let i = m.inertia;
+            println!(
+                "     centre of mass [{:e}, {:e}, {:e}] m, inertia about it [{:e}, {:e}, {:e}; {:e}, {:e}, {:e}; {:e}, {:e}, {:e}] kg.m2",
+                c.x, c.y, c.z,
+                i[(0, 0)], i[(0, 1)], i[(0, 2)],
+                i[(1, 0)], i[(1, 1)], i[(1, 2)],
+                i[(2, 0)], i[(2, 1)], i[(2, 2)],
+            );
+        }
         if !body.visual_only.is_empty() {
             let visual: Vec<&str> = body
                 .visual_only
