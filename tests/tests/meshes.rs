@@ -276,6 +276,15 @@ fn an_open_mesh_is_refused_where_a_mass_is_computed_from_it() {
     );
     assert!(text.contains("help:"), "{text}");
     load(&dir, &model("m = 1 kg; inertia = diag(1, 1, 1) kg.m2")).expect("accepted");
+    // A closed surface that a CAD tool split into objects along its seams is not open: a cube
+    // as two objects of three faces each has the cube's volume.
+    let mut lines: Vec<String> = closed.lines().map(String::from).collect();
+    let first_face = lines.iter().position(|l| l.starts_with("f ")).expect("faces");
+    lines.insert(first_face + 3, "o other_half".into());
+    std::fs::write(dir.join("open.obj"), lines.join("\n") + "\n").expect("mesh written");
+    let spec = load(&dir, &model("density = 1000 kg/m3")).expect("a split closed surface");
+    let mass = spec.objects[0].mass.as_ref().expect("mass").mass;
+    assert!((mass - 1.0).abs() < 1e-12, "{mass}");
 }
 
 /// Mesh files outside the model's folder, or missing, are refused with what to do.

@@ -35,16 +35,9 @@ pub fn read_pieces(path: &Path, bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshE
             )))
         }
     };
-    let pieces: Vec<TriangleMesh> = pieces
-        .into_iter()
-        .filter(|p| !p.triangles.is_empty())
-        .collect();
-    if pieces.is_empty() {
-        return Err(MeshError(format!("`{}` holds no triangle", path.display())));
-    }
     if let Some(bad) = pieces
         .iter()
-        .flat_map(|p| &p.vertices)
+        .flat_map(|p| p.iter().flatten())
         .find(|v| !v.coords.iter().all(|c| c.is_finite()))
     {
         return Err(MeshError(format!(
@@ -52,10 +45,21 @@ pub fn read_pieces(path: &Path, bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshE
             path.display()
         )));
     }
+    let pieces: Vec<TriangleMesh> = pieces
+        .into_iter()
+        .map(TriangleMesh::from_corners)
+        .filter(|p| !p.triangles.is_empty())
+        .collect();
+    if pieces.is_empty() {
+        return Err(MeshError(format!("`{}` holds no triangle", path.display())));
+    }
     Ok(pieces)
 }
 
-fn read_stl(bytes: &[u8]) -> Result<TriangleMesh, MeshError> {
+/// The corners of a piece's triangles, as the file gives them.
+type Corners = Vec<[Point3<f64>; 3]>;
+
+fn read_stl(bytes: &[u8]) -> Result<Corners, MeshError> {
     let mesh = stl_io::read_stl(&mut std::io::Cursor::new(bytes))
         .map_err(|e| MeshError(format!("not a readable STL file: {e}")))?;
     let point = |i: usize| -> Result<Point3<f64>, MeshError> {
@@ -76,10 +80,10 @@ fn read_stl(bytes: &[u8]) -> Result<TriangleMesh, MeshError> {
             ])
         })
         .collect::<Result<Vec<_>, MeshError>>()?;
-    Ok(TriangleMesh::from_corners(corners))
+    Ok(corners)
 }
 
-fn read_obj(bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshError> {
+fn read_obj(bytes: &[u8]) -> Result<Vec<Corners>, MeshError> {
     let options = tobj::LoadOptions {
         triangulate: true,
         single_index: false,
@@ -105,12 +109,10 @@ fn read_obj(bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshError> {
                     ))),
                 }
             };
-            let corners = m
-                .indices
+            m.indices
                 .chunks_exact(3)
                 .map(|t| Ok([point(t[0])?, point(t[1])?, point(t[2])?]))
-                .collect::<Result<Vec<_>, MeshError>>()?;
-            Ok(TriangleMesh::from_corners(corners))
+                .collect::<Result<Vec<_>, MeshError>>()
         })
         .collect()
 }
@@ -172,6 +174,15 @@ f 7 8 9
         let b = read_pieces(Path::new("t.stl"), &binary).unwrap();
         assert_eq!(a, b);
         assert_eq!(a[0].vertices.len(), 3);
+    }
+
+    /// Regression: a file of NaN vertices was welded into one vertex and its triangles dropped
+    /// before the check, so it was refused as holding no triangle.
+    #[test]
+    fn a_vertex_that_is_not_a_number_is_named() {
+        let obj = "v nan nan nan\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+        let e = read_pieces(Path::new("n.obj"), obj.as_bytes()).unwrap_err();
+        assert!(e.0.contains("not a finite number"), "{e}");
     }
 
     #[test]

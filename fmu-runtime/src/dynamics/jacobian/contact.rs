@@ -51,16 +51,19 @@ pub fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
     Matrix3::new(0.0, -x.z, x.y, x.z, 0.0, -x.x, -x.y, x.x, 0.0)
 }
 
-/// Whether every pair the set can form has a derivative here: spheres (and boxes' vertex
-/// spheres) against spheres and boxes, boxes' edge capsules against edge capsules; no other
-/// shapes, no capsules of their own (they meet spheres and boxes through the support-map
-/// refinement), and no two boxes that may collide.
+/// Whether every pair the set can form has a derivative here: spheres (and the vertex spheres
+/// of boxes and mesh hulls) against spheres and boxes, edge capsules against edge capsules; no
+/// other shapes, no capsules of their own (they meet spheres and boxes through the support-map
+/// refinement), and no two boxes or hulls that may collide.
 pub fn supported(set: &CollisionSet) -> bool {
     let mut boxes = Vec::new();
     for (c, collider) in set.colliders.iter().enumerate() {
         match (collider.shape.core(), collider.role) {
             (Core::Segment { .. }, Role::Edge(_)) | (Core::Point, _) => {}
-            (Core::Box { .. }, _) => boxes.push(c),
+            // A mesh's hull meets other shapes through its vertex spheres and edges, whose
+            // pairs have derivatives; a pair with the hull itself (a sphere on it) has none,
+            // and its evaluation falls back to difference quotients while it touches.
+            (Core::Box { .. } | Core::Hull(_), _) => boxes.push(c),
             _ => return false,
         }
     }

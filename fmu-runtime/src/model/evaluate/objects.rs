@@ -338,7 +338,15 @@ impl<'a> Evaluator<'a> {
             pieces.extend(read.iter().map(|p| p.scaled(&scale)));
             files.push(name);
         }
-        let open_edges = pieces.iter().map(|p| p.open_edges()).sum();
+        // Each piece closed (a convex decomposition), or the pieces together one closed surface
+        // (a part a CAD tool split into several objects along its seams).
+        let open_edges = match pieces.iter().map(|p| p.open_edges()).sum() {
+            0 => 0,
+            _ => crate::mesh::TriangleMesh::from_corners(
+                pieces.iter().flat_map(|p| p.corners()).collect::<Vec<_>>(),
+            )
+            .open_edges(),
+        };
         Ok(ShapeSpec::Mesh(std::sync::Arc::new(MeshSpec {
             files,
             digests,
