@@ -105,6 +105,34 @@ fn simulations() {
     }
 }
 
+/// The hull of `n` points spread evenly (a Fibonacci lattice) over an ellipsoid of the bench's
+/// box size, as a mesh shape.
+fn mesh_hull(n: usize) -> Shape {
+    use fmu_runtime::mesh::TriangleMesh;
+    use fmu_runtime::model::{MeshCollision, MeshSpec};
+    let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
+    let vertices = (0..n)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
+            let r = (1.0 - z * z).sqrt();
+            let phi = golden * i as f64;
+            nalgebra::Point3::new(0.25 * r * phi.cos(), 0.15 * r * phi.sin(), 0.2 * z)
+        })
+        .collect();
+    Shape::new(&ShapeSpec::Mesh(std::sync::Arc::new(MeshSpec {
+        files: Vec::new(),
+        digests: Vec::new(),
+        scale: Vector3::repeat(1.0),
+        collision: MeshCollision::Hull,
+        pieces: vec![TriangleMesh {
+            vertices,
+            triangles: Vec::new(),
+        }],
+        open_edges: 0,
+    })))
+    .expect("a hull")
+}
+
 fn main() {
     let sphere = Shape::new(&ShapeSpec::Sphere { diameter: 0.4 }).unwrap();
     let cuboid = Shape::new(&ShapeSpec::Box {
@@ -148,6 +176,33 @@ fn main() {
             200_000,
         );
         println!("| {name} | {ns:.0} |");
+    }
+    // Mesh hulls of n vertices (points spread over an ellipsoid of the box's size) against the
+    // box: the cost of a contact query by hull size, and of one support point.
+    let support_ns = |shape: &Shape| {
+        time_per_call(
+            |i| {
+                let (pa, _) = &poses[i % poses.len()];
+                black_box(shape.support(&(pa.rotation * Vector3::x())));
+            },
+            400_000,
+        )
+    };
+    println!("| support point, box | {:.0} |", support_ns(&cuboid));
+    for n in [8usize, 100, 1000, 10_000] {
+        let hull = mesh_hull(n);
+        let ns = time_per_call(
+            |i| {
+                let (pa, pb) = &poses[i % poses.len()];
+                black_box(distance(&hull, pa, &cuboid, pb).ok());
+            },
+            100_000,
+        );
+        println!("| distance mesh hull of {n} vertices–box | {ns:.0} |");
+        println!(
+            "| support point, mesh hull of {n} vertices | {:.0} |",
+            support_ns(&hull)
+        );
     }
     for n in [16usize, 100, 1000] {
         // Spheres of 5 cm in a cube whose side grows with n, about 0.1 overlaps per sphere.

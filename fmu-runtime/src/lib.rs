@@ -2,7 +2,8 @@
 //!
 //! The data flow, one module per stage:
 //!
-//! 1. [`model`]: the model file → a typed, evaluated [`model::ModelSpec`].
+//! 1. [`model`]: the model file → a typed, evaluated [`model::ModelSpec`]; [`mesh`]: the STL
+//!    and OBJ files of its mesh shapes, their mass properties and convex hulls.
 //! 2. [`scene`]: Object3D arena, joints and force elements.
 //! 3. [`assembly`]: super-objects (rigidly attached objects merged, by the augmented depth-first
 //!    search), the spanning tree of joints, the state layout.

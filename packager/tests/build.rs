@@ -255,7 +255,11 @@ fn every_variable_of_the_table_is_described_once_with_consecutive_value_referenc
         let shown = model.display();
         assert_eq!(description.fmi_version, "2.0");
         let source = std::fs::read_to_string(&model).expect("model");
-        assert_eq!(description.guid, fmu_runtime::fmu::guid(&source), "{shown}");
+        assert_eq!(
+            description.guid,
+            fmu_runtime::fmu::guid_with(&source, &sim.spec, false),
+            "{shown}"
+        );
 
         let names: Vec<&str> = description.variables.iter().map(|v| v.0.as_str()).collect();
         let expected: Vec<&str> = table.iter().map(|v| v.name.as_str()).collect();
@@ -705,4 +709,76 @@ fn the_platforms_are_chosen_and_a_missing_windows_runtime_is_reported() {
     assert!(run.status.success(), "{stderr}");
     assert!(stderr.contains("the FMU carries linux64 only"), "{stderr}");
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// Mesh files travel in the FMU: under `resources/` by the names the model gives them, byte for
+/// byte, so that the FMU runs where the original files are not (its CSV equals the model's, in
+/// `simulating_the_fmu_gives_the_same_csv_as_the_model`). A changed mesh file changes the GUID,
+/// and an FMU whose packed mesh was changed afterwards refuses to instantiate.
+#[test]
+fn meshes_travel_in_the_fmu_and_enter_its_guid() {
+    let out = folder("meshes");
+    let source = repository().join("models");
+    std::fs::create_dir_all(out.join("meshes")).expect("folder");
+    std::fs::copy(source.join("parts_drop.m3d"), out.join("parts_drop.m3d")).expect("model");
+    for file in ["bracket.obj", "nut.stl"] {
+        std::fs::copy(
+            source.join("meshes").join(file),
+            out.join("meshes").join(file),
+        )
+        .expect("mesh");
+    }
+    let model = out.join("parts_drop.m3d");
+    let fmu = out.join("parts_drop.fmu");
+    build(&model, &fmu);
+    for file in ["meshes/bracket.obj", "meshes/nut.stl"] {
+        assert_eq!(
+            read_entry(&fmu, &format!("resources/{file}")),
+            std::fs::read(out.join(file)).expect("mesh"),
+            "{file}"
+        );
+    }
+    let guid = |fmu: &std::path::Path| {
+        let xml = String::from_utf8(read_entry(fmu, "modelDescription.xml")).expect("UTF-8");
+        parse(&xml).guid
+    };
+    let before = guid(&fmu);
+    // The bracket's upright 1 mm taller.
+    let bracket = std::fs::read_to_string(out.join("meshes/bracket.obj")).expect("obj");
+    let taller = bracket.replace("v 0 60 -20", "v 0 61 -20");
+    assert_ne!(bracket, taller);
+    std::fs::write(out.join("meshes/bracket.obj"), &taller).expect("written");
+    let changed = out.join("changed.fmu");
+    build(&model, &changed);
+    assert_ne!(guid(&changed), before);
+
+    // The first FMU with the changed mesh put into its resources: refused at instantiation.
+    let tampered = out.join("tampered.fmu");
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(&tampered).expect("tampered file"));
+    let mut archive =
+        zip::ZipArchive::new(std::fs::File::open(&fmu).expect("fmu")).expect("a zip archive");
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).expect("entry");
+        let name = entry.name().expect("a file name").to_string();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes).expect("readable");
+        if name == "resources/meshes/bracket.obj" {
+            bytes = taller.clone().into_bytes();
+        }
+        let options = zip::write::SimpleFileOptions::default()
+            .unix_permissions(entry.unix_mode().unwrap_or(0o644));
+        writer.start_file(name, options).expect("entry");
+        std::io::Write::write_all(&mut writer, &bytes).expect("written");
+    }
+    writer.finish().expect("zip finished");
+    let run = fmu3d()
+        .args(["simulate", "--stop-time", "0.1", "-o"])
+        .arg(out.join("tampered.csv"))
+        .arg(&tampered)
+        .output()
+        .expect("fmu3d runs");
+    let message = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{message}");
+    assert!(message.contains("does not match this FMU"), "{message}");
+    assert!(message.contains("mesh file"), "{message}");
 }

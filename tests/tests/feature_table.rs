@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The element a `Field` table documents, by the heading it stands under.
 const ELEMENT_OF_HEADING: &[(&str, &str)] = &[
+    ("Shapes", "mesh"),
     ("Mass", "mass"),
     ("Visual", "visual"),
     ("Contact", "contact"),

@@ -279,7 +279,10 @@ fn an_open_mesh_is_refused_where_a_mass_is_computed_from_it() {
     // A closed surface that a CAD tool split into objects along its seams is not open: a cube
     // as two objects of three faces each has the cube's volume.
     let mut lines: Vec<String> = closed.lines().map(String::from).collect();
-    let first_face = lines.iter().position(|l| l.starts_with("f ")).expect("faces");
+    let first_face = lines
+        .iter()
+        .position(|l| l.starts_with("f "))
+        .expect("faces");
     lines.insert(first_face + 3, "o other_half".into());
     std::fs::write(dir.join("open.obj"), lines.join("\n") + "\n").expect("mesh written");
     let spec = load(&dir, &model("density = 1000 kg/m3")).expect("a split closed surface");

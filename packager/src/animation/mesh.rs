@@ -307,6 +307,58 @@ fn rounded_box(half: Vector3<f64>, r: f64) -> Mesh {
 mod tests {
     use super::*;
 
+    /// A CAD mesh keeps its creases: a cube's corners get each face's own normal (the faces
+    /// meet at 90°), while a finely tessellated cylinder side is smooth (its facets meet at
+    /// 360°/64): each corner's normal is the mean of its facets', nearer the radial direction
+    /// than any facet's own.
+    #[test]
+    fn cad_meshes_are_smooth_across_shallow_edges_and_creased_at_sharp_ones() {
+        use nalgebra::Point3;
+        let corner =
+            |i: u32| Point3::new((i & 1) as f64, ((i >> 1) & 1) as f64, ((i >> 2) & 1) as f64);
+        let quads = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        let cube = TriangleMesh::from_corners(quads.iter().flat_map(|q| {
+            [
+                [corner(q[0]), corner(q[1]), corner(q[2])],
+                [corner(q[0]), corner(q[2]), corner(q[3])],
+            ]
+        }));
+        let drawn = creased(&cube);
+        assert_eq!(drawn.indices.len(), 36);
+        for n in &drawn.normals {
+            assert!((n.abs().max() - 1.0).abs() < 1e-15, "{n}");
+        }
+        let steps = 64;
+        let ring = |k: usize, z: f64| {
+            let a = std::f64::consts::TAU * (k % steps) as f64 / steps as f64;
+            Point3::new(a.cos(), a.sin(), z)
+        };
+        let side = TriangleMesh::from_corners((0..steps).flat_map(|k| {
+            [
+                [ring(k, 0.0), ring(k + 1, 0.0), ring(k + 1, 1.0)],
+                [ring(k, 0.0), ring(k + 1, 1.0), ring(k, 1.0)],
+            ]
+        }));
+        // A flat facet's normal is half a facet (π/64) off the radial direction at its
+        // corners; the smoothed ones are nearer: the mean of the facets at each corner (one
+        // triangle of each at the lower ring, one and two at the upper).
+        let drawn = creased(&side);
+        let mut worst: f64 = 0.0;
+        for (p, n) in drawn.positions.iter().zip(&drawn.normals) {
+            let radial = Vector3::new(p.x, p.y, 0.0).normalize();
+            worst = worst.max(n.angle(&radial));
+        }
+        let half_facet = std::f64::consts::PI / steps as f64;
+        assert!(worst < 0.4 * half_facet, "{worst} against {half_facet}");
+    }
+
     /// Every triangle's normal (from its winding) points away from the shape's centre `c`.
     fn faces_outwards(mesh: &Mesh, c: Vector3<f64>) -> bool {
         mesh.indices.chunks(3).all(|t| {

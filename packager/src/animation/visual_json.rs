@@ -291,6 +291,23 @@ mod tests {
                         length: 2.0,
                     }),
                     shape(ShapeSpec::Ellipsoid { lengths: l }),
+                    // A mesh as the file carries it: its triangles joined, scaled.
+                    shape(ShapeSpec::Mesh(Arc::new(MeshSpec {
+                        files: vec!["meshes/part.stl".into()],
+                        digests: Vec::new(),
+                        scale: Vector3::repeat(0.001),
+                        collision: MeshCollision::Hull,
+                        pieces: vec![TriangleMesh {
+                            vertices: vec![
+                                Point3::origin(),
+                                Point3::new(0.1, 0.0, 0.0),
+                                Point3::new(0.0, 0.1, 0.0),
+                                Point3::new(0.0, 0.0, 0.1),
+                            ],
+                            triangles: vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+                        }],
+                        open_edges: 0,
+                    }))),
                 ],
             }],
         };
