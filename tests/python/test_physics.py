@@ -397,6 +397,27 @@ def bouncing_box(result, p):
                   1e-9)]
 
 
+def parts_drop(result, p):
+    """At the end both CAD parts rest on a face (models/meshes/parts.py gives their geometry):
+    the bracket's lowest corners on the table, at least three of them (a face, not an edge),
+    the nut's centre half its thickness (6.5 mm in the file) or half its width across flats (13
+    mm) above it, at the nut's scale; no motion left."""
+    up = world_to_body(vector(result, "bracket", "Q", 4)[:, -1])[:, 1]
+    mm = 1e-3
+    corners = np.array([[x, y, z] for lo, hi in (((0, 0, -20), (60, 5, 20)), ((0, 5, -20), (5, 60, 20)))
+                        for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]) * mm
+    heights = result["bracket.r[2]"][-1] + corners @ up
+    lowest = np.min(heights)
+    on_table = int(np.sum(heights < lowest + 1e-4))
+    nut = result["nut.r[2]"][-1]
+    speed = max(np.linalg.norm(vector(result, body, "v")[:, -1]) for body in ("bracket", "nut"))
+    return [Check("bracket's lowest corner above the table [m]", abs(lowest), 5e-5),  # measured 2e-6
+            Check("bracket corners on the table, fewer than 3 counts 1", float(on_table < 3), 0.5),
+            Check("nut centre - half its thickness or width [m]",
+                  min(abs(nut - 3.25 * p["nut_scale"]), abs(nut - 6.5 * p["nut_scale"])), 5e-5),
+            Check("speed at the end [m/s]", speed, 1e-6)]
+
+
 def stack(result, p):
     """Ten boxes put exactly on each other stand: each stays over the one below (no sliding,
     no tipping: its centre moves less than 0.1 mm sideways) and sits at (i - 1/2) h, less what the
@@ -749,6 +770,7 @@ PROPERTIES = {
     "gripper": gripper,
     "ball_on_ramp": ball_on_ramp,
     "stack": stack,
+    "parts_drop": parts_drop,
     "pour": pour,
     "block_on_ramp": block_on_ramp,
     "two_balls": two_balls,
@@ -786,6 +808,7 @@ CHANGED = {
     "rolling_ball": {"mu_k": 0.3},
     "gripper": {"a": 0.12},
     "stack": {"h": 0.06},
+    "parts_drop": {"nut_scale": 0.0015},
     "pour": {"h0": 0.08},
     "block_on_ramp": {"theta": math.radians(30)},
     "ball_on_ramp": {"theta": math.radians(3)},

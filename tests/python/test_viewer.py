@@ -161,6 +161,43 @@ def test_the_page_plays_the_animation_in_a_browser(boxes, tmp_path):
 
 
 @needs_chromium
+def test_the_first_view_frames_the_start_and_the_camera_follows_a_body(boxes, tmp_path):
+    """The first view holds every body as the run starts; with `#follow=mover` the camera
+    moves with the mover: it stays where it was on the screen (to a pixel) while it travels
+    3 m, and the box that stays drifts across the view instead."""
+    page = tmp_path / "page.html"
+    fmu3d("view", boxes, "-o", page)
+    with Browser() as browser:
+        show(browser, page, 0)
+        width = browser.evaluate("window.innerWidth")
+        height = browser.evaluate("window.innerHeight")
+        for name in ("mover", "still"):
+            box = browser.evaluate(f"fmu3d.screenBox('{name}')")
+            assert box["x"] >= 0 and box["y"] >= 0, (name, box)
+            assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, (name, box)
+
+        browser.open(f"{page.as_uri()}#t=0&paused&follow=mover")
+        browser.wait_for("document.documentElement.dataset.state === 'ready'")
+        assert browser.evaluate("fmu3d.follow('mover')") is True
+        browser.evaluate("fmu3d.show(0)")
+        start = browser.evaluate("fmu3d.screenBox('mover')")
+        still_start = browser.evaluate("fmu3d.screenBox('still')")
+        x0 = browser.evaluate("fmu3d.matrix('mover')")[12]
+        browser.evaluate("fmu3d.show(2)")
+        end = browser.evaluate("fmu3d.screenBox('mover')")
+        still_end = browser.evaluate("fmu3d.screenBox('still')")
+        x2 = browser.evaluate("fmu3d.matrix('mover')")[12]
+        assert x2 - x0 == pytest.approx(3.0)
+        centre = lambda b: (b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+        (sx, sy), (ex, ey) = centre(start), centre(end)
+        # The mover turned by 180° about y: its rectangle may change, its centre stays.
+        assert abs(sx - ex) < 1.0 and abs(sy - ey) < 1.0, (start, end)
+        assert abs(centre(still_start)[0] - centre(still_end)[0]) > 20, (still_start, still_end)
+        assert browser.evaluate("fmu3d.follow(null)") is False
+        assert browser.errors() == []
+
+
+@needs_chromium
 def test_the_plot_pane_draws_the_chosen_columns_with_a_cursor(boxes, tmp_path):
     csv = tmp_path / "pendulum.csv"
     fmu3d("simulate", MODELS["pendulum"], "--stop-time", "2", "-o", csv)

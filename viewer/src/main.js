@@ -6,9 +6,11 @@
 // and is scriptable, for tests and for links to a moment of a run:
 //   page.html#t=1.25&paused   shows t = 1.25 s, paused (also on a later change of the hash);
 //   <html data-state="ready" data-time="T"> once the frame of time T is on the screen;
+//   page.html#follow=NAME     the camera follows the body NAME (its target stays on the body);
 //   window.fmu3d.show(t) (a Promise, resolved once that frame is drawn), .play(), .pause(),
 //   .duration, .bodies() (node names), .screenBox(name) (the body's rectangle on the screen,
-//   in CSS pixels of the page), .matrix(name) (its pose in the world, 16 numbers).
+//   in CSS pixels of the page), .matrix(name) (its pose in the world, 16 numbers),
+//   .follow(name) (null: stop following).
 
 import * as THREE from "three";
 import { GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js";
@@ -84,6 +86,42 @@ function pose(t) {
     action.time = Math.min(Math.max(t, 0), action.getClip().duration);
   }
   if (mixer) mixer.update(0);
+  keepFollowing();
+}
+
+// The body the camera follows, if any, and where it was when the camera last moved with it.
+let followed = null;
+const followedAt = new THREE.Vector3();
+
+function bodyPosition(object) {
+  object.updateWorldMatrix(true, false);
+  return new THREE.Vector3().setFromMatrixPosition(object.matrixWorld);
+}
+
+// Moves the camera and its target by the followed body's displacement since the last frame,
+// so that the view keeps its direction and distance while the body moves.
+function keepFollowing() {
+  if (!followed) return;
+  const now = bodyPosition(followed);
+  const shift = now.clone().sub(followedAt);
+  camera.position.add(shift);
+  controls.target.add(shift);
+  followedAt.copy(now);
+  controls.update();
+}
+
+function follow(name) {
+  followed = name ? bodies.get(name) || null : null;
+  if (followed) {
+    followedAt.copy(bodyPosition(followed));
+    // The target jumps onto the body; the camera keeps its offset from the target.
+    const offset = camera.position.clone().sub(controls.target);
+    controls.target.copy(followedAt);
+    camera.position.copy(followedAt).add(offset);
+    controls.update();
+  }
+  requestDraw();
+  return followed !== null;
 }
 
 function setTime(t) {
@@ -92,15 +130,13 @@ function setTime(t) {
   requestDraw();
 }
 
-// Frames the whole motion: the bounding box of the scene at a few instants of the run.
+// Frames the scene as it starts: its bounding box at t = 0 (a part that falls or flies away
+// later leaves the view; `#follow=NAME` keeps one in it).
 function frameCamera() {
   const box = new THREE.Box3();
-  const samples = 12;
-  for (let i = 0; i <= samples; i++) {
-    pose((duration * i) / samples);
-    gltf.scene.updateMatrixWorld(true);
-    box.expandByObject(gltf.scene);
-  }
+  pose(0);
+  gltf.scene.updateMatrixWorld(true);
+  box.expandByObject(gltf.scene);
   if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
   const center = box.getCenter(new THREE.Vector3());
   const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 1e-3);
@@ -380,6 +416,7 @@ function show(t) {
 function applyHash() {
   const fields = new URLSearchParams(location.hash.replace(/^#/, ""));
   if (fields.has("paused")) pause();
+  if (fields.has("follow")) follow(fields.get("follow"));
   if (fields.has("t")) {
     const t = parseFloat(fields.get("t"));
     if (Number.isFinite(t)) {
@@ -422,6 +459,7 @@ window.fmu3d = {
     return duration;
   },
   bodies: () => [...bodies.keys()],
+  follow,
   screenBox,
   matrix: (name) => {
     const object = bodies.get(name);
