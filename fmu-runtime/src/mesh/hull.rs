@@ -16,6 +16,18 @@ use parry3d_f64::transformation::convex_hull;
 /// larger ones climb.
 const VISIT_ALL_BELOW: usize = 24;
 
+/// parry's convex hull of `points`, with a panic of it (on input it finds degenerate) turned
+/// into an error: a mesh file must not bring down the importer that loads the FMU.
+fn hull_of(points: &[Point3<f64>]) -> Result<(Vec<Point3<f64>>, Vec<[u32; 3]>), MeshError> {
+    std::panic::catch_unwind(|| convex_hull(points)).map_err(|_| {
+        MeshError(
+            "its convex hull cannot be computed (the vertices are degenerate: all nearly on one \
+             plane or line)"
+                .into(),
+        )
+    })
+}
+
 /// A convex polytope with its adjacency, in the shape's frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConvexHull {
@@ -59,7 +71,7 @@ impl ConvexHull {
             .iter()
             .map(|(n, d)| Point3::from(n / (d - r)))
             .collect();
-        let (dual_vertices, dual_triangles) = convex_hull(&dual);
+        let (dual_vertices, dual_triangles) = hull_of(&dual)?;
         let mut core = Vec::with_capacity(dual_triangles.len());
         for t in &dual_triangles {
             let m = Matrix3::from_rows(&[
@@ -88,7 +100,7 @@ impl ConvexHull {
         if points.len() < 4 {
             return Err(flat());
         }
-        let (vertices, triangles) = convex_hull(points);
+        let (vertices, triangles) = hull_of(points)?;
         if triangles.len() < 4 {
             return Err(flat());
         }
