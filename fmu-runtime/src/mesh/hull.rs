@@ -16,9 +16,12 @@ use parry3d_f64::transformation::convex_hull;
 /// larger ones climb.
 const VISIT_ALL_BELOW: usize = 24;
 
+/// A hull's vertices and its triangles (indices into them).
+type VerticesAndTriangles = (Vec<Point3<f64>>, Vec<[u32; 3]>);
+
 /// parry's convex hull of `points`, with a panic of it (on input it finds degenerate) turned
 /// into an error: a mesh file must not bring down the importer that loads the FMU.
-fn hull_of(points: &[Point3<f64>]) -> Result<(Vec<Point3<f64>>, Vec<[u32; 3]>), MeshError> {
+fn hull_of(points: &[Point3<f64>]) -> Result<VerticesAndTriangles, MeshError> {
     std::panic::catch_unwind(|| convex_hull(points)).map_err(|_| {
         MeshError(
             "its convex hull cannot be computed (the vertices are degenerate: all nearly on one \
