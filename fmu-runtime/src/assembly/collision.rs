@@ -80,7 +80,8 @@ pub enum Fade {
 /// The kind of a collider, for the rules that keep a contact from being counted twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// A box or a capsule: the hull of its vertex spheres, which it has, with its edges.
+    /// A box, a capsule, a cylinder, a cone or a mesh's hull with faces to rest on: the hull of
+    /// its vertex spheres, which it has, with its edges.
     Hull,
     /// A vertex sphere of the hull collider with this index.
     Vertex(usize),
@@ -475,6 +476,9 @@ fn colliders(scene: &Scene, assembly: &Assembly) -> Result<Vec<Collider>, SceneE
                 } else {
                     Role::Hull
                 },
+                // A box and a mesh's hull stick: flat faces, or facets (a tessellated round
+                // part's contact jumps from vertex to vertex; under the stiff rolling law that
+                // exhausts the step budget).
                 rounded: !matches!(shape.core(), Core::Box { .. } | Core::Hull(_)),
                 fade: Fade::None,
                 shape,
@@ -522,7 +526,10 @@ pub const RIM_SPHERES: usize = 8;
 /// - a cylinder: on each rim circle a rim disc (the contact of a rim that touches at a point)
 ///   and [`RIM_SPHERES`] rim spheres (the contacts of a base that lies flat), and its side as
 ///   an edge;
-/// - a cone: the apex's sphere, on its base rim a rim disc and rim spheres, its side an edge.
+/// - a cone: the apex's sphere, on its base rim a rim disc and rim spheres, its side an edge;
+/// - a mesh's hull: a vertex sphere at each corner of the faces it can rest on and an edge
+///   capsule along their edges ([`crate::mesh::hull::RESTING_FACE_FRACTION`]); none for a
+///   finely tessellated round part, which collides as one shape.
 fn hull_features(shape: &Shape) -> Result<Vec<Feature>, CollisionError> {
     let margin = shape.margin();
     let at =
@@ -566,9 +573,9 @@ fn hull_features(shape: &Shape) -> Result<Vec<Feature>, CollisionError> {
     Ok(match *shape.core() {
         Core::Hull(ref hull) => {
             let mut features: Vec<Feature> = hull
-                .vertices()
+                .feature_vertices()
                 .iter()
-                .map(|p| vertex(p.coords, false, Fade::None))
+                .map(|&v| vertex(hull.vertices()[v as usize].coords, false, Fade::None))
                 .collect();
             for &[a, b] in hull.feature_edges() {
                 let (p, q) = (hull.vertices()[a as usize], hull.vertices()[b as usize]);

@@ -16,6 +16,13 @@ use parry3d_f64::transformation::convex_hull;
 /// larger ones climb.
 const VISIT_ALL_BELOW: usize = 24;
 
+/// A face (coplanar triangles together) of at least this fraction of the hull's surface is one
+/// a part can rest on: its corners get vertex spheres and its edges capsules, so that it stands
+/// on them as a box stands on its corners. The facets of a finely tessellated round surface (a
+/// sphere of 1 280 triangles: each 0.08 % of it) get none: such a part touches as one shape, as
+/// an ellipsoid does, and a hull of a thousand vertices does not become thousands of colliders.
+pub const RESTING_FACE_FRACTION: f64 = 0.005;
+
 /// A hull's vertices and its triangles (indices into them).
 type VerticesAndTriangles = (Vec<Point3<f64>>, Vec<[u32; 3]>);
 
@@ -41,7 +48,9 @@ pub struct ConvexHull {
     neighbours: Vec<Vec<u32>>,
     /// The extreme vertices along ±x, ±y, ±z: climbing starts from the best of them.
     seeds: [u32; 6],
-    /// The edges where two faces that are not coplanar meet.
+    /// The corners of the faces a part can rest on (see [`RESTING_FACE_FRACTION`]).
+    feature_vertices: Vec<u32>,
+    /// The edges of those faces where they meet a face that is not coplanar.
     feature_edges: Vec<[u32; 2]>,
     /// A point inside, the mean of the vertices.
     centre: Point3<f64>,
@@ -138,15 +147,54 @@ impl ConvexHull {
                     .push(f);
             }
         }
+        // The faces: triangles joined across the edges where they are coplanar.
+        let coplanar = |faces: &[usize]| match faces {
+            [f, g] => match (normals[*f], normals[*g]) {
+                (Some(m), Some(n)) => m.dot(&n) >= 1.0 - 1e-9,
+                _ => true,
+            },
+            _ => false,
+        };
+        let mut face_of: Vec<usize> = (0..triangles.len()).collect();
+        fn root(face_of: &mut [usize], mut f: usize) -> usize {
+            while face_of[f] != f {
+                face_of[f] = face_of[face_of[f]];
+                f = face_of[f];
+            }
+            f
+        }
+        for faces in faces_of_edge.values() {
+            if let ([f, g], true) = (faces.as_slice(), coplanar(faces)) {
+                let (a, b) = (root(&mut face_of, *f), root(&mut face_of, *g));
+                face_of[a] = b;
+            }
+        }
+        let mut face_area = vec![0.0; triangles.len()];
+        let mut total_area = 0.0;
+        for (f, t) in triangles.iter().enumerate() {
+            let [a, b, c] = t.map(|i| vertices[i as usize]);
+            let area = 0.5 * (b - a).cross(&(c - a)).norm();
+            let r = root(&mut face_of, f);
+            face_area[r] += area;
+            total_area += area;
+        }
+        let resting: Vec<bool> = (0..triangles.len())
+            .map(|f| {
+                let r = root(&mut face_of, f);
+                face_area[r] >= RESTING_FACE_FRACTION * total_area
+            })
+            .collect();
+        let mut feature_vertices: Vec<u32> = triangles
+            .iter()
+            .zip(&resting)
+            .filter(|(_, resting)| **resting)
+            .flat_map(|(t, _)| *t)
+            .collect();
+        feature_vertices.sort_unstable();
+        feature_vertices.dedup();
         let mut feature_edges: Vec<[u32; 2]> = faces_of_edge
             .iter()
-            .filter(|(_, faces)| match faces.as_slice() {
-                [f, g] => match (normals[*f], normals[*g]) {
-                    (Some(m), Some(n)) => m.dot(&n) < 1.0 - 1e-9,
-                    _ => false,
-                },
-                _ => true,
-            })
+            .filter(|(_, faces)| !coplanar(faces) && faces.iter().any(|&f| resting[f]))
             .map(|(&(a, b), _)| [a, b])
             .collect();
         feature_edges.sort_unstable();
@@ -155,6 +203,7 @@ impl ConvexHull {
             triangles,
             neighbours,
             seeds: [0; 6],
+            feature_vertices,
             feature_edges,
             centre,
             inradius: 0.0,
@@ -220,7 +269,13 @@ impl ConvexHull {
         &self.vertices
     }
 
-    /// The edges where two faces that are not coplanar meet, as vertex index pairs.
+    /// The corners of the faces a part can rest on, as vertex indices.
+    pub fn feature_vertices(&self) -> &[u32] {
+        &self.feature_vertices
+    }
+
+    /// The edges of the faces a part can rest on where they meet a face that is not coplanar,
+    /// as vertex index pairs.
     pub fn feature_edges(&self) -> &[[u32; 2]] {
         &self.feature_edges
     }
@@ -316,6 +371,24 @@ mod tests {
         assert_eq!(core.feature_edges().len(), 12);
         assert!((core.inradius() - 0.49).abs() < 1e-14);
         assert!((core.smallest_width() - 0.98).abs() < 1e-14);
+    }
+
+    /// A cube's six faces are each a sixth of its surface: all eight corners and twelve edges are
+    /// features. An icosphere's facets are each under 0.1 %: none.
+    #[test]
+    fn only_the_faces_a_part_can_rest_on_have_features() {
+        let (cube, _) = ConvexHull::shrunk(&cube_points(0.5), 0.01, 0.1).unwrap();
+        assert_eq!(
+            (cube.feature_vertices().len(), cube.feature_edges().len()),
+            (8, 12)
+        );
+        let ball = crate::mesh::TriangleMesh::icosphere(3);
+        let (round, _) = ConvexHull::shrunk(&ball.vertices, 0.01, 0.1).unwrap();
+        assert!(round.vertices().len() > 600);
+        assert_eq!(
+            (round.feature_vertices().len(), round.feature_edges().len()),
+            (0, 0)
+        );
     }
 
     #[test]

@@ -93,6 +93,73 @@ impl TriangleMesh {
         open
     }
 
+    /// The unit sphere tessellated as an icosahedron whose triangles are split in four
+    /// `subdivisions` times, the new vertices pushed onto the sphere (20·4ⁿ triangles): the
+    /// round part of tests and benchmarks.
+    pub fn icosphere(subdivisions: usize) -> TriangleMesh {
+        let t = (1.0 + 5f64.sqrt()) / 2.0;
+        let mut vertices: Vec<Vector3<f64>> = [
+            [-1.0, t, 0.0],
+            [1.0, t, 0.0],
+            [-1.0, -t, 0.0],
+            [1.0, -t, 0.0],
+            [0.0, -1.0, t],
+            [0.0, 1.0, t],
+            [0.0, -1.0, -t],
+            [0.0, 1.0, -t],
+            [t, 0.0, -1.0],
+            [t, 0.0, 1.0],
+            [-t, 0.0, -1.0],
+            [-t, 0.0, 1.0],
+        ]
+        .iter()
+        .map(|v| Vector3::from(*v).normalize())
+        .collect();
+        let mut faces: Vec<[usize; 3]> = vec![
+            [0, 11, 5],
+            [0, 5, 1],
+            [0, 1, 7],
+            [0, 7, 10],
+            [0, 10, 11],
+            [1, 5, 9],
+            [5, 11, 4],
+            [11, 10, 2],
+            [10, 7, 6],
+            [7, 1, 8],
+            [3, 9, 4],
+            [3, 4, 2],
+            [3, 2, 6],
+            [3, 6, 8],
+            [3, 8, 9],
+            [4, 9, 5],
+            [2, 4, 11],
+            [6, 2, 10],
+            [8, 6, 7],
+            [9, 8, 1],
+        ];
+        for _ in 0..subdivisions {
+            let mut midpoint = std::collections::HashMap::new();
+            let mut split = |a: usize, b: usize, vertices: &mut Vec<Vector3<f64>>| {
+                *midpoint.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                    vertices.push(((vertices[a] + vertices[b]) / 2.0).normalize());
+                    vertices.len() - 1
+                })
+            };
+            faces = faces
+                .iter()
+                .flat_map(|&[a, b, c]| {
+                    let (ab, bc, ca) = (
+                        split(a, b, &mut vertices),
+                        split(b, c, &mut vertices),
+                        split(c, a, &mut vertices),
+                    );
+                    [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
+                })
+                .collect();
+        }
+        TriangleMesh::from_corners(faces.iter().map(|f| f.map(|i| Point3::from(vertices[i]))))
+    }
+
     /// The meshes' triangles joined into one mesh.
     pub fn joined<'m>(meshes: impl IntoIterator<Item = &'m TriangleMesh>) -> TriangleMesh {
         let mut joined = TriangleMesh::default();
