@@ -127,7 +127,8 @@ const POSE_OUTPUTS_MARK: &str = "pose outputs";
 pub const VISUAL_FILE: &str = "visual.json";
 
 /// FNV-1a, 64 bit, from the given offset basis.
-fn fnv1a64(bytes: &[u8], basis: u64) -> u64 {
+/// FNV-1a (64 bits) of `bytes` from the offset `basis`.
+pub(crate) fn fnv1a64(bytes: &[u8], basis: u64) -> u64 {
     bytes.iter().fold(basis, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
     })

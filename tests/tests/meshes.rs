@@ -33,17 +33,8 @@ fn boxes_obj(boxes: &[([f64; 3], [f64; 3])]) -> String {
             };
             text.push_str(&format!("v {} {} {}\n", c(0), c(1), c(2)));
         }
-        let base = 8 * k + 1;
-        // Corner i has x from bit 0, y from bit 1, z from bit 2; each quad counter-clockwise
-        // seen from outside.
-        for quad in [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ] {
+        let base = 8 * k as u32 + 1;
+        for quad in fmu_runtime::mesh::BOX_FACES {
             let q = quad.map(|i| i + base);
             text.push_str(&format!("f {} {} {} {}\n", q[0], q[1], q[2], q[3]));
         }

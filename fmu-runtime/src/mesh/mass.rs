@@ -46,7 +46,6 @@ pub fn unit_density_properties(mesh: &TriangleMesh) -> (f64, Vector3<f64>, Matri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mesh::tests::cube;
     use nalgebra::Point3;
 
     fn relative(a: f64, b: f64) -> f64 {
@@ -58,7 +57,7 @@ mod tests {
     fn a_mesh_box_has_the_closed_form_of_a_box() {
         let (a, b, c) = (0.3, 0.7, 1.9);
         let shift = Vector3::new(5.0, -3.0, 2.0);
-        let mut mesh = cube().scaled(&Vector3::new(a, b, c));
+        let mut mesh = TriangleMesh::unit_cube().scaled(&Vector3::new(a, b, c));
         for p in &mut mesh.vertices {
             *p += shift;
         }

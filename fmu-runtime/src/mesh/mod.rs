@@ -160,6 +160,19 @@ impl TriangleMesh {
         TriangleMesh::from_corners(faces.iter().map(|f| f.map(|i| Point3::from(vertices[i]))))
     }
 
+    /// The cube [0, 1]³, its faces ([`BOX_FACES`]) split into two triangles each: the flat part
+    /// of tests.
+    pub fn unit_cube() -> TriangleMesh {
+        let corner =
+            |i: u32| Point3::new((i & 1) as f64, ((i >> 1) & 1) as f64, ((i >> 2) & 1) as f64);
+        TriangleMesh::from_corners(BOX_FACES.iter().flat_map(|q| {
+            [
+                [corner(q[0]), corner(q[1]), corner(q[2])],
+                [corner(q[0]), corner(q[2]), corner(q[3])],
+            ]
+        }))
+    }
+
     /// The meshes' triangles joined into one mesh.
     pub fn joined<'m>(meshes: impl IntoIterator<Item = &'m TriangleMesh>) -> TriangleMesh {
         let mut joined = TriangleMesh::default();
@@ -174,41 +187,29 @@ impl TriangleMesh {
     }
 }
 
-/// FNV-1a (64 bits) of `bytes`: the digest of a mesh file that enters the FMU's GUID.
+/// The digest of a mesh file's bytes that enters the FMU's GUID (FNV-1a, as the GUID itself).
 pub fn digest(bytes: &[u8]) -> u64 {
-    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
+    crate::fmu::fnv1a64(bytes, 0xcbf2_9ce4_8422_2325)
 }
+
+/// The six faces of a box whose corner `i` lies at x from bit 0 of `i`, y from bit 1 and z from
+/// bit 2: each four corners counter-clockwise seen from outside.
+pub const BOX_FACES: [[u32; 4]; 6] = [
+    [0, 2, 3, 1],
+    [4, 5, 7, 6],
+    [0, 1, 5, 4],
+    [2, 6, 7, 3],
+    [0, 4, 6, 2],
+    [1, 3, 7, 5],
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A unit cube's twelve triangles, outward.
-    pub(crate) fn cube() -> TriangleMesh {
-        let v = |i: u32| Point3::new((i & 1) as f64, ((i >> 1) & 1) as f64, ((i >> 2) & 1) as f64);
-        let quads = [
-            [0, 2, 3, 1], // z = 0, normal -z
-            [4, 5, 7, 6], // z = 1
-            [0, 1, 5, 4], // y = 0
-            [2, 6, 7, 3], // y = 1
-            [0, 4, 6, 2], // x = 0
-            [1, 3, 7, 5], // x = 1
-        ];
-        TriangleMesh::from_corners(
-            quads
-                .iter()
-                .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]]),
-        )
-    }
-
     #[test]
     fn a_closed_cube_has_no_open_edge_and_a_hole_or_a_flip_shows() {
-        let mesh = cube();
+        let mesh = TriangleMesh::unit_cube();
         assert_eq!(mesh.vertices.len(), 8);
         assert_eq!(mesh.open_edges(), 0);
         let mut holed = mesh.clone();
@@ -221,7 +222,7 @@ mod tests {
 
     #[test]
     fn a_mirror_keeps_the_mesh_closed_and_outward() {
-        let mirrored = cube().scaled(&Vector3::new(-1.0, 2.0, 1.0));
+        let mirrored = TriangleMesh::unit_cube().scaled(&Vector3::new(-1.0, 2.0, 1.0));
         assert_eq!(mirrored.open_edges(), 0);
         let (volume, _, _) = mass::unit_density_properties(&mirrored);
         assert!((volume - 2.0).abs() < 1e-15, "{volume}");

@@ -314,22 +314,7 @@ mod tests {
     #[test]
     fn cad_meshes_are_smooth_across_shallow_edges_and_creased_at_sharp_ones() {
         use nalgebra::Point3;
-        let corner =
-            |i: u32| Point3::new((i & 1) as f64, ((i >> 1) & 1) as f64, ((i >> 2) & 1) as f64);
-        let quads = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let cube = TriangleMesh::from_corners(quads.iter().flat_map(|q| {
-            [
-                [corner(q[0]), corner(q[1]), corner(q[2])],
-                [corner(q[0]), corner(q[2]), corner(q[3])],
-            ]
-        }));
+        let cube = TriangleMesh::unit_cube();
         let drawn = creased(&cube);
         assert_eq!(drawn.indices.len(), 36);
         for n in &drawn.normals {
