@@ -353,9 +353,9 @@ pub enum Friction {
     },
     /// Rolling without slip (pairs that roll, `CollisionPair::rolls`): the slip is held by a
     /// stiff viscous law ([`SlipLaw::Rolling`]). `armed`: the pair turned faster than the rest
-    /// speed at a restart since its turn broke loose (or it started rolling by stopping a
-    /// slide), so turning slower than that makes it stick; unarmed, its turn is not watched (a
-    /// pair whose turn just broke loose would otherwise stick again at once).
+    /// speed when its turn broke loose or at a restart since (or it started rolling by stopping
+    /// a slide), so turning slower than that makes it stick; unarmed, its turn is not watched (a
+    /// pair whose turn broke loose while slower would otherwise stick again at once).
     Rolling { armed: bool },
     /// Stuck: the anchored material points, in the frames of the bodies of collider a and b,
     /// and the orientation of b's body in a's body frame when the pair stuck (held by pairs that
@@ -544,8 +544,9 @@ fn rest_margin(pair: &CollisionPair, evaluation: &PairEvaluation) -> f64 {
 }
 
 /// The turn's part of a rolling pair's switching function [N]: armed, the rest margin (falls
-/// through zero as the pair comes to rest); unarmed (its turn has just broken loose), none: it
-/// arms at a later restart at which it turns faster than the rest speed.
+/// through zero as the pair comes to rest); unarmed (its turn has just broken loose while it
+/// turned slower than the rest speed), none: it arms at a later restart at which it turns
+/// faster than the rest speed.
 fn turn_switch(pair: &CollisionPair, evaluation: &PairEvaluation, armed: bool) -> f64 {
     if armed {
         rest_margin(pair, evaluation)
@@ -739,7 +740,13 @@ fn update_friction(
     let after = match before {
         Friction::Stuck { .. } if switched < 0 => {
             if turn_margin(&pair, &evaluation) < traction_margin(&pair, &evaluation) {
-                Friction::Rolling { armed: false }
+                // Its turn broke loose. Turning faster than the rest speed already (its
+                // damper reached the limit: a part rocking on its contacts), it rests again
+                // when it slows down; turning slower (its spring reached the limit: a ball that
+                // a steepening slope starts rolling), not before it has turned faster.
+                Friction::Rolling {
+                    armed: rest_margin(&pair, &evaluation) > 0.0,
+                }
             } else {
                 Friction::slipping(false)
             }
