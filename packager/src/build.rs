@@ -48,7 +48,32 @@ impl Platform {
 }
 
 pub fn run(args: &BuildArgs) -> Result<(), String> {
-    let packaged = package(&args.model, args.animation_outputs, &args.platforms)?;
+    let is_urdf = args
+        .model
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("urdf"));
+    // A robot is built from its model file, converted into a folder of its own that lives as
+    // long as the build.
+    let converted = if is_urdf {
+        Some(ConvertedRobot::new(&args.model, &args.urdf_args)?)
+    } else {
+        None
+    };
+    let model = converted
+        .as_ref()
+        .map_or(args.model.as_path(), |c| c.model.as_path());
+    let packaged = package(model, args.animation_outputs, &args.platforms).map_err(|e| {
+        if is_urdf {
+            format!(
+                "{e}\n(in the model converted from {}: `fmu3d convert {}` writes it, with the \
+                 URDF's line above each link and joint)",
+                args.model.display(),
+                args.model.display()
+            )
+        } else {
+            e
+        }
+    })?;
     let destination = args
         .output
         .clone()
@@ -67,6 +92,51 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         runtimes.join(" and ")
     );
     Ok(())
+}
+
+/// A URDF robot converted into a model file in a temporary folder, removed when dropped.
+struct ConvertedRobot {
+    folder: PathBuf,
+    model: PathBuf,
+}
+
+impl ConvertedRobot {
+    fn new(urdf: &Path, args: &crate::cli::UrdfArgs) -> Result<ConvertedRobot, String> {
+        let stem = urdf
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "robot".to_string());
+        let folder = std::env::temp_dir().join(format!(
+            "fmu3d-{}-{}-{}",
+            stem,
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| format!("{}: cannot be created: {e}", folder.display()))?;
+        let robot = ConvertedRobot {
+            model: folder.join(format!("{stem}.m3d")),
+            folder,
+        };
+        let notes = crate::urdf::write_model(
+            urdf,
+            &robot.model,
+            &args.package_path,
+            &crate::urdf_settings(args),
+        )?;
+        for note in notes {
+            eprintln!("{note}");
+        }
+        Ok(robot)
+    }
+}
+
+impl Drop for ConvertedRobot {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.folder).ok();
+    }
 }
 
 /// A model made into the files of its FMU.

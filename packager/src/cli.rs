@@ -20,8 +20,10 @@ pub enum Command {
     Check(CheckArgs),
     /// Simulate a model or an FMU and write a CSV: time first, then every output.
     Simulate(SimulateArgs),
-    /// Package a model as an FMI 2.0 FMU for Co-Simulation and Model Exchange.
+    /// Package a model (or a URDF robot) as an FMI 2.0 FMU for Co-Simulation and Model Exchange.
     Build(BuildArgs),
+    /// Convert a URDF robot into a model file (and its meshes beside it) to read and edit.
+    Convert(ConvertArgs),
     /// Write an SSP 1.0 system: the model's FMU, other FMUs, their connections and parameters.
     Ssp(SspArgs),
     /// Turn a result CSV of any importer into an animated glTF 2.0 binary (.glb).
@@ -45,9 +47,42 @@ pub struct AnimateArgs {
     pub output: Option<PathBuf>,
 }
 
+/// How a URDF robot becomes a model (`convert`, and `build` of a `.urdf`).
+#[derive(Debug, Args, Clone)]
+pub struct UrdfArgs {
+    /// The robot's root link moves on a free joint (a mobile robot); by default it is fixed to
+    /// the world, as an arm bolted down.
+    #[arg(long)]
+    pub floating_base: bool,
+    /// The robot's links collide with each other (by default only with the model's other
+    /// shapes).
+    #[arg(long)]
+    pub self_collision: bool,
+    /// A folder in which `package://NAME/...` mesh paths are looked for (NAME as a subfolder,
+    /// or the folder itself named NAME), after the URDF's folder and its parents. Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub package_path: Vec<PathBuf>,
+    /// The solid material of the collision geometry (docs/model-format.md, solid materials).
+    #[arg(long, value_name = "NAME", default_value = "steel")]
+    pub contact_material: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The robot description (.urdf).
+    pub urdf: PathBuf,
+    /// Where to write the model file (default: `<robot file's stem>.m3d` in the current
+    /// folder); its meshes go to the folder `<stem>_meshes` beside it.
+    #[arg(short = 'o', long, value_name = "OUT.m3d")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub urdf_args: UrdfArgs,
+}
+
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// The model file (.m3d).
+    /// The model file (.m3d), or a robot description (.urdf), converted as `fmu3d convert`
+    /// would.
     pub model: PathBuf,
     /// Where to write the FMU (default: `<model name>.fmu` in the current folder).
     #[arg(short = 'o', long)]
@@ -60,6 +95,8 @@ pub struct BuildArgs {
     /// `bash scripts/build.sh` has built the Windows runtime, else `linux64`).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub platforms: Vec<crate::build::Platform>,
+    #[command(flatten)]
+    pub urdf_args: UrdfArgs,
 }
 
 #[derive(Debug, Args)]

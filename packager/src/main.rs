@@ -23,6 +23,7 @@ mod plot;
 mod results;
 mod simulate;
 mod ssp;
+mod urdf;
 mod view;
 
 use clap::Parser;
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         cli::Command::Check(args) => check::run(&args),
         cli::Command::Simulate(args) => simulate::run(&args),
         cli::Command::Build(args) => build::run(&args),
+        cli::Command::Convert(args) => convert(&args),
         cli::Command::Ssp(args) => ssp::run(&args),
         cli::Command::Animate(args) => animation::animate::run(&args),
         cli::Command::View(args) => view::run(&args),
@@ -46,6 +48,40 @@ fn main() -> ExitCode {
             eprintln!("{message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `fmu3d convert`: the URDF robot as a model file, its notes on the standard error.
+fn convert(args: &cli::ConvertArgs) -> Result<(), String> {
+    let output = args.output.clone().unwrap_or_else(|| {
+        let stem = args.urdf.file_stem().unwrap_or_default().to_string_lossy();
+        std::path::PathBuf::from(format!("{stem}.m3d"))
+    });
+    let notes = urdf::write_model(
+        &args.urdf,
+        &output,
+        &args.urdf_args.package_path,
+        &urdf_settings(&args.urdf_args),
+    )?;
+    for note in &notes {
+        eprintln!("{note}");
+    }
+    eprintln!(
+        "{}: wrote {} ({} note{})",
+        args.urdf.display(),
+        output.display(),
+        notes.len(),
+        if notes.len() == 1 { "" } else { "s" }
+    );
+    Ok(())
+}
+
+/// The conversion's settings from the command line.
+fn urdf_settings(args: &cli::UrdfArgs) -> urdf::Settings {
+    urdf::Settings {
+        floating_base: args.floating_base,
+        self_collision: args.self_collision,
+        contact_material: args.contact_material.clone(),
     }
 }
 

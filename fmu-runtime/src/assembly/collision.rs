@@ -154,6 +154,9 @@ pub struct CollisionSet {
     excluded: Vec<Vec<usize>>,
     /// Per collider: the index of its solid material in `laws`.
     material: Vec<usize>,
+    /// Per collider: its collision group (`contact { group = NAME }`, numbered), whose members
+    /// never collide with each other.
+    group: Vec<Option<usize>>,
     /// Per two materials (row-major, materials × materials): the law between them, with the
     /// geometry of each pair filled in by [`CollisionSet::pair`]; `None` where no two colliders
     /// of these materials collide.
@@ -194,6 +197,24 @@ impl CollisionSet {
                 },
             )
             .collect();
+        let mut groups: Vec<&str> = Vec::new();
+        let group = colliders
+            .iter()
+            .map(|c| {
+                let name = scene.objects[c.object.0]
+                    .contact
+                    .as_ref()?
+                    .group
+                    .as_deref()?;
+                Some(match groups.iter().position(|g| *g == name) {
+                    Some(k) => k,
+                    None => {
+                        groups.push(name);
+                        groups.len() - 1
+                    }
+                })
+            })
+            .collect();
         let mut set = CollisionSet {
             colliders,
             reports: Vec::new(),
@@ -203,6 +224,7 @@ impl CollisionSet {
                 .map(|so| so.no_collision_pairs.clone())
                 .collect(),
             material,
+            group,
             laws: vec![None; solids.len() * solids.len()],
             materials: solids.len(),
             partners: Vec::new(),
@@ -383,13 +405,14 @@ impl CollisionSet {
     }
 
     /// Whether colliders `a` and `b` collide: on different bodies not joined by a joint that
-    /// forbids it, with roles that collide (module documentation).
+    /// forbids it, not of one collision group, with roles that collide (module documentation).
     pub fn may_collide(&self, a: usize, b: usize) -> bool {
         let (ca, cb) = (&self.colliders[a], &self.colliders[b]);
         a != b
             && ca.body != cb.body
             && !self.excluded[ca.body].contains(&cb.body)
             && !self.excluded[cb.body].contains(&ca.body)
+            && (self.group[a].is_none() || self.group[a] != self.group[b])
             && ca.role.collides(cb.role)
     }
 

@@ -122,6 +122,7 @@ const SPECIAL_CALLS: &[(&str, &str)] = &[
         "cardan",
         "a rotation; it can only be the value of `rotation`",
     ),
+    ("rpy", "a rotation; it can only be the value of `rotation`"),
 ];
 
 fn num(v: f64) -> Quantity {

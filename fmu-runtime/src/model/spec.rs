@@ -186,6 +186,9 @@ pub struct ContactSpec {
     /// Radius of the sphere swept over the shape so that edges and vertices make point
     /// contacts [m]; `None` for the default.
     pub smoothing: Option<f64>,
+    /// Shapes of one collision group never collide with each other (the links of a robot);
+    /// `None`: no group.
+    pub group: Option<String>,
 }
 
 /// Contact-pair material: how two solid materials behave when they touch.

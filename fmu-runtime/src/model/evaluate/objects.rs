@@ -368,13 +368,27 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// A collision group's name: a single word, as `group = arm`.
+    fn group_name(&self, e: &Expr) -> Result<String, Diag> {
+        if let ExprKind::Name(p) = &e.kind {
+            if let Some(word) = p.word() {
+                return Ok(word.to_string());
+            }
+        }
+        Err(Diag::new(
+            e.pos,
+            "`group` expects a name: `group = arm` (shapes of one group do not collide with each \
+             other)",
+        ))
+    }
+
     pub(super) fn solid_material<'e>(&self, e: &'e Expr, field: &str) -> Result<&'e str, Diag> {
         let names: Vec<&str> = materials::MATERIALS.iter().map(|m| m.name).collect();
         self.word(e, &names, field)
     }
 
     pub(super) fn contact(&self, b: &Block, scope: &Scope) -> Result<ContactSpec, Diag> {
-        let f = Fields::new(b, &["material", "smoothing"], &[], "contact")?;
+        let f = Fields::new(b, &["material", "smoothing", "group"], &[], "contact")?;
         let material = self
             .solid_material(f.require("material", b.pos)?, "material")?
             .to_string();
@@ -382,9 +396,14 @@ impl<'a> Evaluator<'a> {
             Some(e) => Some(self.positive(e, scope, Kind::Length, "smoothing")?),
             None => None,
         };
+        let group = match f.get("group") {
+            Some(e) => Some(self.group_name(e)?),
+            None => None,
+        };
         Ok(ContactSpec {
             material,
             smoothing,
+            group,
         })
     }
 

@@ -308,7 +308,7 @@ impl<'a> Evaluator<'a> {
         field: &str,
     ) -> Result<UnitQuaternion<f64>, Diag> {
         let (call, scale) = match &e.kind {
-            ExprKind::WithUnit(inner, u) if matches!(&inner.kind, ExprKind::Call(n, _) if n == "cardan") =>
+            ExprKind::WithUnit(inner, u) if matches!(&inner.kind, ExprKind::Call(n, _) if n == "cardan" || n == "rpy") =>
             {
                 // `cardan(0, 0, 90) deg`: the unit scales the three angles.
                 (
@@ -321,7 +321,7 @@ impl<'a> Evaluator<'a> {
         let ExprKind::Call(name, args) = &call.kind else {
             return Err(Diag::new(
                 e.pos,
-                format!("`{field}` expects `axis_angle(axis, angle)` or `cardan(angle_x, angle_y, angle_z)`"),
+                format!("`{field}` expects `axis_angle(axis, angle)`, `cardan(angle_x, angle_y, angle_z)` or `rpy(roll, pitch, yaw)`"),
             ));
         };
         match name.as_str() {
@@ -333,7 +333,7 @@ impl<'a> Evaluator<'a> {
                 let phi = self.num(angle, scope, Kind::Angle, "angle")?;
                 Ok(UnitQuaternion::from_axis_angle(&Unit::new_normalize(a), phi))
             }
-            "cardan" => {
+            "cardan" | "rpy" => {
                 let angles = match args.as_slice() {
                     [a, b, c] => [
                         self.num(a, scope, Kind::Angle, "angle")?,
@@ -347,20 +347,30 @@ impl<'a> Evaluator<'a> {
                     _ => {
                         return Err(Diag::new(
                             call.pos,
-                            "`cardan` takes three angles (about x, then the new y, then the new z) or a vector of three",
+                            format!("`{name}` takes three angles or a vector of three: {}", if name == "rpy" {
+                                "roll, pitch and yaw, about the fixed x, y and z axes"
+                            } else {
+                                "about x, then the new y, then the new z"
+                            }),
                         ))
                     }
                 };
                 let [a, b, c] = angles.map(|x| x * scale);
-                Ok(UnitQuaternion::from_axis_angle(&Vector3::x_axis(), a)
-                    * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), b)
-                    * UnitQuaternion::from_axis_angle(&Vector3::z_axis(), c))
+                let (x, y, z) = (
+                    UnitQuaternion::from_axis_angle(&Vector3::x_axis(), a),
+                    UnitQuaternion::from_axis_angle(&Vector3::y_axis(), b),
+                    UnitQuaternion::from_axis_angle(&Vector3::z_axis(), c),
+                );
+                // Cardan angles turn about the moving axes (x, then the new y, then the new z);
+                // URDF's roll, pitch and yaw about the fixed ones (x, then y, then z), which is
+                // the product in the other order.
+                Ok(if name == "rpy" { z * y * x } else { x * y * z })
             }
             other => Err(Diag::new(
                 call.pos,
-                format!("`{other}` is not a rotation: use `axis_angle(axis, angle)` or `cardan(a1, a2, a3)`"),
+                format!("`{other}` is not a rotation: use `axis_angle(axis, angle)`, `cardan(a1, a2, a3)` or `rpy(roll, pitch, yaw)`"),
             )
-            .with_help(did_you_mean(other, ["axis_angle", "cardan"]))),
+            .with_help(did_you_mean(other, ["axis_angle", "cardan", "rpy"]))),
         }
     }
 }
