@@ -356,14 +356,45 @@ impl CollisionSet {
             list.sort_unstable();
             list.dedup();
         }
+        // Collision groups: per group the colliders of each class, and per body those of each
+        // group and class.
+        let groups = self.group.iter().flatten().max().map_or(0, |g| g + 1);
+        let mut group_total = vec![vec![0usize; classes]; groups];
+        let mut group_per_body: Vec<Vec<(usize, usize, usize)>> = vec![Vec::new(); bodies];
+        for c in 0..self.colliders.len() {
+            let Some(g) = self.group[c] else { continue };
+            group_total[g][class(c)] += 1;
+            let counts = &mut group_per_body[self.colliders[c].body];
+            match counts
+                .iter_mut()
+                .find(|(h, k, _)| *h == g && *k == class(c))
+            {
+                Some((_, _, n)) => *n += 1,
+                None => counts.push((g, class(c), 1)),
+            }
+        }
         (0..self.colliders.len())
             .map(|c| {
                 let collider = &self.colliders[c];
                 let mut count = vec![0usize; classes];
                 count.clone_from(&total);
-                for &body in std::iter::once(&collider.body).chain(&neighbours[collider.body]) {
+                let near = std::iter::once(&collider.body).chain(&neighbours[collider.body]);
+                for &body in near.clone() {
                     for &(k, n) in &per_body[body] {
                         count[k] -= n;
+                    }
+                }
+                if let Some(g) = self.group[c] {
+                    // The group's members, less those on these bodies (taken off already).
+                    for (k, n) in group_total[g].iter().enumerate() {
+                        count[k] -= n;
+                    }
+                    for &body in near {
+                        for &(h, k, n) in &group_per_body[body] {
+                            if h == g {
+                                count[k] += n;
+                            }
+                        }
                     }
                 }
                 (0..classes)
@@ -760,6 +791,47 @@ mod tests {
         assert!(set.pair(of("a"), of("b")).is_none());
         assert!(set.pair(of("b"), of("c")).is_some());
         assert!(set.pair(of("crate"), of("lid")).is_none(), "one rigid body");
+    }
+
+    /// `contact { group = NAME }`: shapes of one group never collide with each other (two
+    /// links of a robot, not joined by one joint), with every shape outside it (the floor, a
+    /// ball of another group, a ball of none) they do; partner counts stay those of every pair.
+    #[test]
+    fn shapes_of_one_group_do_not_collide_with_each_other() {
+        let ball = |name: &str, x: f64, group: &str| {
+            format!(
+                "object {name} {{ shape sphere {{ diameter = 0.1 m }}; mass {{ m = 1 kg; \
+                 inertia = diag(1, 1, 1) kg.m2 }}; contact {{ material = steel{group} }} }}\n\
+                 joint j_{name} free {{ from = world; to = {name}; position = [{x}, 1, 0] }}\n"
+            )
+        };
+        let source = format!(
+            "object floor {{ parent = world; shape box {{ lengths = [2, 0.1, 2] m }}; contact {{ \
+             material = steel; group = arm }} }}\n{}{}{}{}",
+            ball("upper", 0.0, "; group = arm"),
+            ball("lower", 0.2, "; group = arm"),
+            ball("tool", 0.4, "; group = gripper"),
+            ball("loose", 0.6, "")
+        );
+        let spec = crate::model::load_str_with(&source, "groups.m3d", &[]).expect("model");
+        let scene = Scene::from_spec(&spec).expect("scene");
+        let assembly = Assembly::build(&scene).expect("assembly");
+        let set = CollisionSet::build(&scene, &assembly).expect("collision set");
+        let of = |name: &str| {
+            (0..set.colliders.len())
+                .find(|&k| scene.object(set.colliders[k].object).name == name)
+                .expect("collider")
+        };
+        let collide = |a: &str, b: &str| set.pair(of(a).min(of(b)), of(a).max(of(b))).is_some();
+        assert!(!collide("upper", "lower"), "one group");
+        assert!(!collide("upper", "floor"), "the floor is in the group too");
+        assert!(collide("upper", "tool") && collide("lower", "loose") && collide("tool", "floor"));
+        assert!(collide("tool", "loose") && collide("loose", "floor"));
+        let pairs = brute_force_pairs(&set);
+        for c in 0..set.colliders.len() {
+            let expected = pairs.iter().filter(|(a, b)| *a == c || *b == c).count();
+            assert_eq!(set.partners(c), expected, "collider {c}");
+        }
     }
 
     /// `can_collide` of every joint kind that has it: the two bodies a joint connects collide

@@ -319,6 +319,43 @@ instance pair = Pair()
     assert!(close(param(&s, "pair.right.d").value, 0.06));
 }
 
+/// `rpy(roll, pitch, yaw)` turns about the fixed axes, URDF's R = Rz(yaw) Ry(pitch) Rx(roll),
+/// and `cardan` about the moving ones, Rx Ry Rz: with roll and yaw a quarter turn each, rpy
+/// takes x to y and y to z, cardan x to z; three other angles against the product by hand, and
+/// against cardan's order.
+#[test]
+fn rpy_turns_about_the_fixed_axes() {
+    let s = load(
+        "
+object a { parent = world; rotation = rpy(90 deg, 0, 90 deg) }
+object b { parent = world; rotation = cardan(90 deg, 0, 90 deg) }
+object c { parent = world; rotation = rpy([20, -30, 50] deg) }
+object d { parent = world; rotation = cardan(50, -30, 20) deg }
+",
+    );
+    let (a, b) = (object(&s, "a").rotation, object(&s, "b").rotation);
+    assert!((a * Vector3::x() - Vector3::y()).norm() < 1e-12);
+    assert!((a * Vector3::y() - Vector3::z()).norm() < 1e-12);
+    // Cardan: Rx(90°) Rz(90°) x = Rx(90°) y = z.
+    assert!(
+        (b * Vector3::x() - Vector3::z()).norm() < 1e-12,
+        "{}",
+        b * Vector3::x()
+    );
+    let (c, d) = (object(&s, "c").rotation, object(&s, "d").rotation);
+    let rz = |t: f64| nalgebra::Rotation3::from_axis_angle(&Vector3::z_axis(), t);
+    let ry = |t: f64| nalgebra::Rotation3::from_axis_angle(&Vector3::y_axis(), t);
+    let rx = |t: f64| nalgebra::Rotation3::from_axis_angle(&Vector3::x_axis(), t);
+    let by_hand = rz(50f64.to_radians()) * ry(-30f64.to_radians()) * rx(20f64.to_radians());
+    for v in [Vector3::x(), Vector3::y(), Vector3::z()] {
+        assert!((c * v - by_hand * v).norm() < 1e-12);
+    }
+    assert!(
+        (c * Vector3::x() - d * Vector3::x()).norm() > 0.1,
+        "not cardan's order"
+    );
+}
+
 #[test]
 fn rotations_axes_and_joints() {
     let src = "
