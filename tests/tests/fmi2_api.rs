@@ -414,6 +414,77 @@ fn bad_arguments_return_errors_with_messages_and_reset_recovers() {
     );
 }
 
+/// §2.1.7 for the types this FMU has no variables of (its modelDescription.xml declares Real
+/// variables only): each Integer, Boolean and String getter and setter accepts an empty list
+/// (fmi2OK, nothing written), and refuses any value reference with fmi2Error and a message that
+/// names the reference and the type, after which reset recovers.
+#[test]
+fn integer_boolean_and_string_access_refuses_every_reference_by_type() {
+    let resources = Resources::new("no_integers", MODEL);
+    type Access = fn(&Slave, &[u32]) -> (Fmi2Status, bool);
+    let calls: [(&str, &str, Access); 6] = [
+        ("fmi2GetInteger", "Integer", |s, vr| {
+            let mut v = [7; 1];
+            let status = unsafe { fmi2GetInteger(s.c, vr.as_ptr(), vr.len(), v.as_mut_ptr()) };
+            (status, v == [7])
+        }),
+        ("fmi2SetInteger", "Integer", |s, vr| {
+            let status = unsafe { fmi2SetInteger(s.c, vr.as_ptr(), vr.len(), [3].as_ptr()) };
+            (status, true)
+        }),
+        ("fmi2GetBoolean", "Boolean", |s, vr| {
+            let mut v = [7; 1];
+            let status = unsafe { fmi2GetBoolean(s.c, vr.as_ptr(), vr.len(), v.as_mut_ptr()) };
+            (status, v == [7])
+        }),
+        ("fmi2SetBoolean", "Boolean", |s, vr| {
+            let status =
+                unsafe { fmi2SetBoolean(s.c, vr.as_ptr(), vr.len(), [FMI2_TRUE].as_ptr()) };
+            (status, true)
+        }),
+        ("fmi2GetString", "String", |s, vr| {
+            let mut v: [Fmi2String; 1] = [std::ptr::null()];
+            let status = unsafe { fmi2GetString(s.c, vr.as_ptr(), vr.len(), v.as_mut_ptr()) };
+            (status, v[0].is_null())
+        }),
+        ("fmi2SetString", "String", |s, vr| {
+            let text = c"x";
+            let status =
+                unsafe { fmi2SetString(s.c, vr.as_ptr(), vr.len(), [text.as_ptr()].as_ptr()) };
+            (status, true)
+        }),
+    ];
+    for (name, type_name, call) in calls {
+        let slave = Slave::new(&resources);
+        slave.initialize(Some(1.0));
+        assert_eq!(
+            call(&slave, &[]),
+            (Fmi2Status::Ok, true),
+            "{name} of no variable"
+        );
+        let (status, untouched) = call(&slave, &[vr("rev.phi")]);
+        assert_eq!(status, Fmi2Status::Error, "{name} of a Real's reference");
+        assert!(untouched, "{name} wrote a value");
+        let message = slave.last_error();
+        assert!(
+            message.contains(&format!("value reference {}", vr("rev.phi")))
+                && message.contains(&format!("no {type_name} variables")),
+            "{name}: {message}"
+        );
+        assert_eq!(
+            slave.reset(),
+            Fmi2Status::Ok,
+            "{name}: reset after the error"
+        );
+        slave.initialize(Some(1.0));
+        assert_eq!(
+            slave.step(0.0, 0.01),
+            Fmi2Status::Ok,
+            "{name}: usable after reset"
+        );
+    }
+}
+
 /// A Model Exchange call: its status, and whether it left its output arguments untouched.
 type ModelExchangeCall = fn(Fmi2Component) -> (Fmi2Status, bool);
 

@@ -44,7 +44,26 @@ fn vector(sim: &mut Simulation, name: &str) -> [f64; 3] {
 
 #[test]
 fn forces_of_a_propped_beam_follow_its_free_body_diagrams() {
-    let spec = model::load_str_with(MODEL, "propped_beam.m3d", &[]).expect("the model loads");
+    propped_beam_forces_follow_the_free_body_diagrams(MODEL);
+}
+
+/// The same truss with a ball joint (`spherical`) at B instead of the pin: it passes the same
+/// force from the beam to the strut, and no torque (the pin passes none about its axis and the
+/// planar truss loads it with none about the others).
+#[test]
+fn a_ball_joint_passes_the_propped_beams_force_and_no_torque() {
+    let ball = MODEL.replace(
+        "joint pin revolute { from = beam_end; to = strut_end; output_forces = true }",
+        "joint pin spherical { from = beam_end; to = strut_end; output_forces = true }",
+    );
+    assert_ne!(ball, MODEL);
+    propped_beam_forces_follow_the_free_body_diagrams(&ball);
+}
+
+/// The joint forces of the propped beam `source` (the joints `hinge`, `base` and `pin`) against
+/// the free-body diagrams, at three times; their torques are zero.
+fn propped_beam_forces_follow_the_free_body_diagrams(source: &str) {
+    let spec = model::load_str_with(source, "propped_beam.m3d", &[]).expect("the model loads");
     let options = SimulationOptions {
         tolerance: Some(1e-8),
         ..SimulationOptions::default()
