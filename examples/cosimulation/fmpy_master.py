@@ -68,11 +68,13 @@ IDA_STEPS = re.compile(r"(\d+) IDA steps")
 
 
 class Slave:
-    """One FMU instance: extracted, instantiated, initialized at t = 0, addressed by name.
-    With `count_ida_steps` (fmu3d FMUs only) the instance logs its solver statistics and the
-    IDA steps of all fmi2DoStep calls are summed in `ida_steps`."""
+    """One FMU instance: extracted, instantiated, initialized at t = 0 (with the relative
+    `tolerance` of fmi2SetupExperiment, when given), addressed by name. With `count_ida_steps`
+    (fmu3d FMUs only) the instance logs its solver statistics and the IDA steps of all
+    fmi2DoStep calls are summed in `ida_steps`."""
 
-    def __init__(self, fmu, name, parameters=None, folder=None, count_ida_steps=False):
+    def __init__(self, fmu, name, parameters=None, folder=None, count_ida_steps=False,
+                 tolerance=None):
         self.description = fmpy.read_model_description(str(fmu))
         self.folder = fmpy.extract(str(fmu), unzipdir=folder)
         variables = self.description.modelVariables
@@ -99,7 +101,7 @@ class Slave:
         self.fmu.instantiate(callbacks=callbacks)
         if count_ida_steps:
             self.fmu.setDebugLogging(True, ["logSolverStats"])
-        self.fmu.setupExperiment(startTime=0.0)
+        self.fmu.setupExperiment(startTime=0.0, tolerance=tolerance)
         self.fmu.enterInitializationMode()
         for variable, value in (parameters or {}).items():
             self.set(variable, value)

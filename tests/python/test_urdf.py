@@ -268,3 +268,26 @@ def test_what_is_not_converted_is_said_with_its_line(tmp_path):
     # The damping that is converted, the geometry that is left out.
     assert "damper = 0.1 N.m.s/rad" in model
     assert "part.dae" not in model.split("model partial")[1]
+
+
+def test_a_drive_train_fmu_moves_the_converted_arm_as_pinocchio_says(tmp_path):
+    """examples/urdf: the KUKA's FMU built from its URDF, its shoulder and elbow moved by two
+    instances of the co-simulation example's drive-train FMU (pythonfmu) in position control,
+    coupled every millisecond over fmpy. Against Pinocchio integrating the same URDF under the
+    torques the drives applied (held over each step): joint angles within 1e-6 rad (1.9e-7
+    measured over 2 s; 10 % more mass or a wrong axis is off by far more), and each driven joint
+    at its commanded angle after the move."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "urdf"))
+    import kuka_drive
+
+    times, angles, torques, _, _ = kuka_drive.run(stop_time=2.0, folder=tmp_path)
+    reference = kuka_drive.pinocchio_angles(times, angles[0], torques)
+    difference = np.max(np.abs(angles - reference))
+    print(f"KUKA driven by two drive-train FMUs for 2 s: largest difference from Pinocchio "
+          f"{difference:.1e} rad")
+    assert difference < 1e-6
+    for joint, move in kuka_drive.DRIVES.items():
+        k = int(joint[-1]) - 1
+        assert angles[-1, k] == pytest.approx(move["phi_end"], abs=0.01), joint
+        assert np.max(np.abs(torques[:, k])) > 10.0, "the drive did the work"
