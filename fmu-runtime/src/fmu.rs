@@ -62,11 +62,16 @@ pub const LOG_CATEGORIES: [(&str, &str); 4] = [
     ),
 ];
 
-/// The C identifier of an FMU: the model name with every character that is not a letter, digit
-/// or `_` replaced by `_`, and a leading `_` if it starts with a digit.
+/// The C identifier of an FMU: the model name as an [`identifier`].
 pub fn model_identifier(spec: &ModelSpec) -> String {
-    let mut id: String = spec
-        .name
+    identifier(&spec.name)
+}
+
+/// `text` as a C identifier, which is also a model-format name: every character that is not an
+/// ASCII letter, digit or `_` replaced by `_`, and a leading `_` if it starts with a digit (or
+/// is empty).
+pub fn identifier(text: &str) -> String {
+    let mut id: String = text
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' {

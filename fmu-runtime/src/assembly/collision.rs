@@ -746,6 +746,41 @@ mod tests {
             .collect()
     }
 
+    /// The scene and collision set of the model `source`.
+    fn collision_set(source: &str) -> (Scene, CollisionSet) {
+        let spec = crate::model::load_str_with(source, "collisions.m3d", &[])
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let scene = Scene::from_spec(&spec).expect("scene");
+        let assembly = Assembly::build(&scene).expect("assembly");
+        let set = CollisionSet::build(&scene, &assembly).expect("collision set");
+        (scene, set)
+    }
+
+    /// Whether the (first) colliders of objects `a` and `b` collide.
+    fn collide(scene: &Scene, set: &CollisionSet, a: &str, b: &str) -> bool {
+        let of = |name: &str| {
+            (0..set.colliders.len())
+                .find(|&k| scene.object(set.colliders[k].object).name == name)
+                .expect("collider")
+        };
+        let (i, j) = (of(a), of(b));
+        set.pair(i.min(j), i.max(j)).is_some()
+    }
+
+    /// Each collider's partner count is the number of pairs it is in, visiting every pair.
+    fn assert_partner_counts(set: &CollisionSet) {
+        let pairs = brute_force_pairs(set);
+        for c in 0..set.colliders.len() {
+            let expected = pairs.iter().filter(|(a, b)| *a == c || *b == c).count();
+            assert_eq!(
+                set.partners(c),
+                expected,
+                "collider {c} ({:?})",
+                set.colliders[c].role
+            );
+        }
+    }
+
     /// The partner counts from role and material classes equal those of visiting every pair:
     /// boxes (with their vertex spheres and edges), balls of two materials, a joint that
     /// forbids its bodies to collide and one that allows it, two shapes on one body.
@@ -773,15 +808,7 @@ mod tests {
         let set = CollisionSet::build(&scene, &assembly).expect("collision set");
         let pairs = brute_force_pairs(&set);
         assert!(pairs.len() > 20, "{} pairs", pairs.len());
-        for c in 0..set.colliders.len() {
-            let expected = pairs.iter().filter(|(a, b)| *a == c || *b == c).count();
-            assert_eq!(
-                set.partners(c),
-                expected,
-                "collider {c} ({:?})",
-                set.colliders[c].role
-            );
-        }
+        assert_partner_counts(&set);
         // The forbidding joint keeps a and b apart, the allowing one lets b and c touch.
         let of = |name: &str| {
             (0..set.colliders.len())
@@ -813,25 +840,13 @@ mod tests {
             ball("tool", 0.4, "; group = gripper"),
             ball("loose", 0.6, "")
         );
-        let spec = crate::model::load_str_with(&source, "groups.m3d", &[]).expect("model");
-        let scene = Scene::from_spec(&spec).expect("scene");
-        let assembly = Assembly::build(&scene).expect("assembly");
-        let set = CollisionSet::build(&scene, &assembly).expect("collision set");
-        let of = |name: &str| {
-            (0..set.colliders.len())
-                .find(|&k| scene.object(set.colliders[k].object).name == name)
-                .expect("collider")
-        };
-        let collide = |a: &str, b: &str| set.pair(of(a).min(of(b)), of(a).max(of(b))).is_some();
+        let (scene, set) = collision_set(&source);
+        let collide = |a: &str, b: &str| collide(&scene, &set, a, b);
         assert!(!collide("upper", "lower"), "one group");
         assert!(!collide("upper", "floor"), "the floor is in the group too");
         assert!(collide("upper", "tool") && collide("lower", "loose") && collide("tool", "floor"));
         assert!(collide("tool", "loose") && collide("loose", "floor"));
-        let pairs = brute_force_pairs(&set);
-        for c in 0..set.colliders.len() {
-            let expected = pairs.iter().filter(|(a, b)| *a == c || *b == c).count();
-            assert_eq!(set.partners(c), expected, "collider {c}");
-        }
+        assert_partner_counts(&set);
     }
 
     /// `can_collide` of every joint kind that has it: the two bodies a joint connects collide
@@ -879,20 +894,8 @@ mod tests {
                     "w"
                 };
                 source += "joint jc revolute { from = a; to = c; axis = z }\n";
-                let spec = crate::model::load_str_with(&source, "joints.m3d", &[])
-                    .unwrap_or_else(|e| panic!("{kind}: {e:?}"));
-                let scene = Scene::from_spec(&spec).expect("scene");
-                let assembly = Assembly::build(&scene).expect("assembly");
-                let set = CollisionSet::build(&scene, &assembly).expect("collision set");
-                let of = |name: &str| {
-                    (0..set.colliders.len())
-                        .find(|&k| scene.object(set.colliders[k].object).name == name)
-                        .expect("collider")
-                };
-                let pair = |p: &str, q: &str| {
-                    let (i, j) = (of(p), of(q));
-                    set.pair(i.min(j), i.max(j)).is_some()
-                };
+                let (scene, set) = collision_set(&source);
+                let pair = |p: &str, q: &str| collide(&scene, &set, p, q);
                 assert_eq!(
                     pair(x, "a"),
                     can_collide,

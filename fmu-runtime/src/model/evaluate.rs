@@ -767,19 +767,9 @@ fn default_model_name(file: &str) -> String {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("model");
-    let name: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() {
+    if stem.is_empty() {
         "model".into()
     } else {
-        name
+        crate::fmu::identifier(stem)
     }
 }

@@ -11,6 +11,7 @@ mod snap;
 pub mod spec;
 pub mod suggest;
 mod syntax;
+pub use syntax::STATEMENTS;
 pub mod units;
 
 pub use evaluate::MAX_OBJECTS;

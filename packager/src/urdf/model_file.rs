@@ -32,44 +32,18 @@ struct Names {
     renamed: Vec<(String, String)>,
 }
 
-/// Words of the model format that cannot name an object or a joint.
-const RESERVED: &[&str] = &[
-    "world",
-    "model",
-    "parameters",
-    "gravity",
-    "experiment",
-    "object",
-    "joint",
-    "force",
-    "contact_pair",
-    "contact_output",
-    "drive",
-    "assembly",
-    "instance",
-    "for",
-    "in",
-    "true",
-    "false",
-];
+/// Whether `name` is a word of the model format (a statement, `world`, `in`, `true`,
+/// `false`), which a converted name must not be.
+fn reserved(name: &str) -> bool {
+    ["world", "in", "true", "false"].contains(&name)
+        || fmu_runtime::model::STATEMENTS.contains(&name)
+}
 
 impl Names {
     /// A unique model-format name for `wanted` (recorded as a rename where it differs).
     fn take(&mut self, wanted: &str) -> String {
-        let mut name: String = wanted
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-            name.insert(0, '_');
-        }
-        if RESERVED.contains(&name.as_str()) {
+        let mut name = fmu_runtime::fmu::identifier(wanted);
+        if reserved(&name) {
             name.push('_');
         }
         let base = name.clone();
