@@ -342,27 +342,27 @@ pub fn write(
         let (from, to) = (origin, link_name(&joint.child));
         let axis = vector(&joint.axis);
         let fields = match joint.kind {
-            JointKind::Revolute | JointKind::Continuous => {
+            JointKind::Revolute | JointKind::Continuous | JointKind::Prismatic => {
+                let (kind, unit) = if joint.kind == JointKind::Prismatic {
+                    ("prismatic", "N.s/m")
+                } else {
+                    ("revolute", "N.m.s/rad")
+                };
                 let damper = if joint.damping > 0.0 {
-                    format!("; damper = {} N.m.s/rad", num(joint.damping))
+                    format!("; damper = {} {unit}", num(joint.damping))
                 } else {
                     String::new()
                 };
-                format!("revolute {{ from = {from}; to = {to}; axis = {axis}; flange = force{damper} }}")
-            }
-            JointKind::Prismatic => {
-                let damper = if joint.damping > 0.0 {
-                    format!("; damper = {} N.s/m", num(joint.damping))
-                } else {
-                    String::new()
-                };
-                format!("prismatic {{ from = {from}; to = {to}; axis = {axis}; flange = force{damper} }}")
+                format!(
+                    "{kind} {{ from = {from}; to = {to}; axis = {axis}; flange = force{damper} }}"
+                )
             }
             JointKind::Planar => {
                 format!("planar {{ from = {from}; to = {to}; normal = {axis}; axis_x = {}; flange = force }}", vector(&perpendicular(&joint.axis)))
             }
             JointKind::Floating => format!("free {{ from = {from}; to = {to} }}"),
-            JointKind::Fixed => unreachable!("fixed joints are attachments"),
+            // Fixed joints are attachments (the child link's `parent`), written with the links.
+            JointKind::Fixed => continue,
         };
         writeln!(body, "joint {name} {fields}").ok();
     }
