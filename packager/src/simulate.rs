@@ -91,9 +91,13 @@ impl Run for ModelRun {
     }
     fn summary(&self) -> String {
         let s = &self.simulation;
+        let stops = match s.mechanism().end_stops().count() {
+            0 => String::new(),
+            _ => format!(", {} end-stop events", s.stop_events()),
+        };
         format!(
             "{} states; {}; {} outputs interpolated; {} contact events, {} contacts started, {} \
-             stick-slip events",
+             stick-slip events{stops}",
             s.state_count(),
             s.stats(),
             s.interpolated_outputs(),

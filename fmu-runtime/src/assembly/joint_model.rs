@@ -2,13 +2,13 @@
 //! model's words. A joint with coordinates is a list of axes ([`JointKind::axes`]); in the
 //! spanning tree every axis is one [`TreeJoint`] (a joint of several axes is a chain of them
 //! through massless connectors, see [`super::super_objects`]) carrying its motion, start values,
-//! flange, spring, damper and prescribed motion; a joint that closes a loop is a [`CutJoint`]
+//! flange, spring, damper, end stops and prescribed motion; a joint that closes a loop is a [`CutJoint`]
 //! whose [`CutJointKind`] lists the same axes, its constraint rows their complement.
 //!
 //! [`CutJoint`]: super::CutJoint
 
 use crate::model::{
-    AxisMotion, AxisSpec, FlangeMode, JointKind, JointSpec, StartFixed, TimeFunction,
+    AxisMotion, AxisSpec, EndStop, FlangeMode, JointKind, JointSpec, StartFixed, TimeFunction,
 };
 use crate::scene::JointHandle;
 use nalgebra::{Isometry3, UnitQuaternion, Vector3};
@@ -63,6 +63,8 @@ pub struct TreeJoint {
     /// Stiffness and unstretched coordinate of a joint spring, and a damper (one-axis joints).
     pub spring: Option<(f64, f64)>,
     pub damper: Option<f64>,
+    /// End stops (one-axis joints).
+    pub stop: Option<EndStop>,
     /// The coordinate as a function of time (`motion = ...`), instead of flange inputs.
     pub prescribed: Option<TimeFunction>,
 }
@@ -90,6 +92,7 @@ impl TreeJoint {
             flange: drive.flange,
             spring: drive.spring,
             damper: drive.damper,
+            stop: drive.stop,
             prescribed: drive.motion.clone(),
         };
         if let JointKind::Free {

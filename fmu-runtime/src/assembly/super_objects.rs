@@ -356,10 +356,11 @@ fn cut_joint(
         return Err(SceneError::new(
             &joint.spec.location,
             format!(
-                "joint `{name}` closes a kinematic loop and has a drive, spring or damper (or a \
-                 `drive` acts on it), which a joint closing a loop cannot have yet: reorder the joints so that another joint \
-                 of the loop closes it (`fmu3d check` lists them), or remove its `flange`, \
-                 `motion`, `spring` and `damper` fields"
+                "joint `{name}` closes a kinematic loop and has a drive, spring, damper or end \
+                 stop (or a `drive` acts on it), which a joint closing a loop cannot have yet: \
+                 reorder the joints so that another joint of the loop closes it (`fmu3d check` \
+                 lists them), or remove its `flange`, `motion`, `spring`, `damper`, `lower` and \
+                 `upper` fields"
             ),
         ));
     }

@@ -8,7 +8,7 @@ use super::loops::{constraint_rows, ConstraintRow, Cut};
 use crate::assembly::{
     Assembly, CollisionSet, JointStart, JointStates, StateLayout, TreeJointKind,
 };
-use crate::model::{FlangeMode, ForceKind, GravitySpec, TimeFunction};
+use crate::model::{EndStop, FlangeMode, ForceKind, GravitySpec, TimeFunction};
 use crate::scene::Scene;
 use nalgebra::{Isometry3, Matrix3, Vector3};
 
@@ -26,6 +26,8 @@ pub struct BodyJoint {
     /// Stiffness and unstretched coordinate of a joint spring.
     pub spring: Option<(f64, f64)>,
     pub damper: Option<f64>,
+    /// End stops ([`super::end_stops`]).
+    pub stop: Option<EndStop>,
     pub start: JointStart,
     /// The coordinate as a function of time (`motion = ...`), instead of flange inputs.
     pub prescribed: Option<TimeFunction>,
@@ -81,6 +83,15 @@ pub struct Mechanism {
 }
 
 impl Mechanism {
+    /// The bodies whose joint has end stops, with the stops: each has a zero-crossing function
+    /// after the colliders' ([`EndStop::crossing`]).
+    pub fn end_stops(&self) -> impl Iterator<Item = (usize, &EndStop)> {
+        self.bodies
+            .iter()
+            .enumerate()
+            .filter_map(|(k, body)| Some((k, body.joint.as_ref()?.stop.as_ref()?)))
+    }
+
     pub fn new(scene: &Scene, assembly: &Assembly) -> Mechanism {
         let layout = StateLayout::new(scene, assembly);
         let bodies = assembly
@@ -96,6 +107,7 @@ impl Mechanism {
                     flange: tree_joint.flange,
                     spring: tree_joint.spring,
                     damper: tree_joint.damper,
+                    stop: tree_joint.stop,
                     start: tree_joint.start.clone(),
                     prescribed: tree_joint.prescribed.clone(),
                 });

@@ -5,6 +5,7 @@
 mod articulated;
 pub mod contacts;
 mod drive;
+pub mod end_stops;
 mod exact_sum;
 mod initial;
 mod jacobian;

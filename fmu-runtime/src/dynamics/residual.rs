@@ -437,7 +437,7 @@ fn apply(ws: &mut Workspace, k: usize, at: &Vector3<f64>, force: &Vector3<f64>) 
 }
 
 /// f2: generalized inertial-minus-applied force of each joint, minus the joint's own spring,
-/// damper and drive.
+/// damper, end stops and drive.
 fn equations_of_motion(
     mechanism: &Mechanism,
     inputs: &FlangeInputs,
@@ -475,6 +475,9 @@ fn equations_of_motion(
                 }
                 if let Some(damping) = joint.damper {
                     passive -= damping * c.qd;
+                }
+                if let Some(stop) = &joint.stop {
+                    passive += stop.load(c.q, c.qd).force;
                 }
                 match (joint.flange, joint.states) {
                     (FlangeMode::Motion, _) | (_, None) => {

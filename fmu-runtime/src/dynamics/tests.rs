@@ -61,6 +61,7 @@ fn revolute(axis: Vector3<f64>, phi: f64, w: f64) -> JointKind {
         flange: FlangeMode::Passive,
         spring: None,
         damper: None,
+        stop: None,
         motion: None,
     }
 }
@@ -288,6 +289,7 @@ fn prismatic_joint_with_spring() {
                 flange: FlangeMode::Passive,
                 spring: Some((c, x0)),
                 damper: None,
+                stop: None,
                 motion: None,
             },
         )],

@@ -267,6 +267,8 @@ pub enum JointKind {
         spring: Option<(f64, f64)>,
         /// Linear rotational damper [N.m.s/rad].
         damper: Option<f64>,
+        /// End stops at `lower` and `upper` [rad].
+        stop: Option<EndStop>,
         /// The angle [rad] as a function of time (`motion = ...`); the flange is then `Motion`
         /// and the angle, speed and acceleration follow the function instead of inputs.
         motion: Option<TimeFunction>,
@@ -284,6 +286,8 @@ pub enum JointKind {
         spring: Option<(f64, f64)>,
         /// Linear damper [N.s/m].
         damper: Option<f64>,
+        /// End stops at `lower` and `upper` [m].
+        stop: Option<EndStop>,
         /// The position [m] as a function of time (`motion = ...`), as for revolute joints.
         motion: Option<TimeFunction>,
     },
@@ -314,13 +318,29 @@ pub enum JointKind {
     },
 }
 
-/// What acts on a joint's axes besides the bodies: its flange mode, spring, damper and
-/// prescribed motion (all passive for joints that have none of them).
+/// The end stops of a revolute or prismatic joint: the coordinate's range and the elastic law
+/// that holds it there (Modelica's `ElastoGap` with exponent 1: a spring `stiffness` times the
+/// penetration, plus a damper `damping` times its rate, the damper's force limited to the
+/// spring's so that a stop never pulls; [`crate::dynamics::end_stops`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EndStop {
+    /// The least and greatest coordinate [rad or m]; −∞ or +∞ for a side without a stop.
+    pub lower: f64,
+    pub upper: f64,
+    /// [N.m/rad or N/m], > 0.
+    pub stiffness: f64,
+    /// [N.m.s/rad or N.s/m], ≥ 0.
+    pub damping: f64,
+}
+
+/// What acts on a joint's axes besides the bodies: its flange mode, spring, damper, end stops
+/// and prescribed motion (all passive for joints that have none of them).
 #[derive(Debug, Clone, Default)]
 pub struct JointDrive {
     pub flange: FlangeMode,
     pub spring: Option<(f64, f64)>,
     pub damper: Option<f64>,
+    pub stop: Option<EndStop>,
     pub motion: Option<TimeFunction>,
 }
 
@@ -330,6 +350,7 @@ impl JointDrive {
         self.flange != FlangeMode::Passive
             || self.spring.is_some()
             || self.damper.is_some()
+            || self.stop.is_some()
             || self.motion.is_some()
     }
 }
@@ -342,6 +363,7 @@ impl JointKind {
                 flange,
                 spring,
                 damper,
+                stop,
                 motion,
                 ..
             }
@@ -349,12 +371,14 @@ impl JointKind {
                 flange,
                 spring,
                 damper,
+                stop,
                 motion,
                 ..
             } => JointDrive {
                 flange: *flange,
                 spring: *spring,
                 damper: *damper,
+                stop: *stop,
                 motion: motion.clone(),
             },
             JointKind::Compound { flange, .. } => JointDrive {

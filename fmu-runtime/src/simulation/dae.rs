@@ -1,8 +1,9 @@
 //! The DAE as IDA sees it: the mechanism's residual with the inputs applied, the grouped
 //! Jacobian of bodies in contact, and the signed distances (and stick–slip switches) as root
-//! functions, one per collider.
+//! functions, one per collider, then one per joint with end stops.
 
 use super::*;
+use crate::dynamics::JointCoordinates;
 
 /// The DAE as IDA sees it.
 pub(super) struct MechanismDae {
@@ -75,6 +76,17 @@ impl LastEvaluation {
 
 impl MechanismDae {
     /// Writes the input signals' values at `t` into the flange inputs.
+    /// The zero-crossing functions of the contacts: one per collider, none without collision
+    /// pairs; the end stops' follow them.
+    pub(super) fn contact_root_count(&self) -> usize {
+        let set = &self.mechanism.collisions;
+        if set.has_pairs() {
+            set.colliders.len()
+        } else {
+            0
+        }
+    }
+
     pub(super) fn apply_inputs(&mut self, t: f64) {
         self.inputs.prescribe(&self.mechanism, t);
         for (signal, kind) in &self.signals {
@@ -252,14 +264,9 @@ impl DaeSystem for MechanismDae {
     }
 
     /// One zero-crossing function per collider ([`contacts::crossing_functions`]), none
-    /// without collision pairs.
+    /// without collision pairs, then one per joint with end stops ([`crate::model::EndStop::crossing`]).
     fn root_count(&self) -> usize {
-        let set = &self.mechanism.collisions;
-        if set.has_pairs() {
-            set.colliders.len()
-        } else {
-            0
-        }
+        self.contact_root_count() + self.mechanism.end_stops().count()
     }
 
     /// The articulated iteration matrix's factors ([`ArticulatedIteration`]), the exact
@@ -354,8 +361,17 @@ impl DaeSystem for MechanismDae {
     fn roots(&mut self, t: f64, y: &[f64], yp: &[f64], g: &mut [f64]) -> Result<(), CallbackError> {
         self.apply_inputs(t);
         kinematics(&self.mechanism, &self.inputs, &mut self.workspace, y, yp);
-        let distances = contacts::near_distances(&self.mechanism, &mut self.workspace, false);
-        contacts::crossing_functions(&self.mechanism, &self.workspace, &distances, g);
+        let (g_contacts, g_stops) = g.split_at_mut(self.contact_root_count().min(g.len()));
+        if !g_contacts.is_empty() {
+            let distances = contacts::near_distances(&self.mechanism, &mut self.workspace, false);
+            contacts::crossing_functions(&self.mechanism, &self.workspace, &distances, g_contacts);
+        }
+        for ((k, stop), g) in self.mechanism.end_stops().zip(g_stops) {
+            *g = match self.workspace.coordinates[k] {
+                Some(JointCoordinates::Scalar(c)) => stop.crossing(c.q),
+                _ => f64::NAN,
+            };
+        }
         if g.iter().all(|d| d.is_finite()) {
             Ok(())
         } else {

@@ -184,6 +184,8 @@ pub struct Simulation {
     events: u64,
     /// Stick–slip events located so far (not counting those at a contact event's instant).
     friction_events: u64,
+    /// Instants a joint reached or left an end stop (Co-Simulation).
+    stop_events: u64,
     /// Contacts started so far, counted per pair: the same count whichever crossings the
     /// integrator happens to locate together.
     contact_starts: u64,
@@ -465,6 +467,7 @@ impl Simulation {
             restarts: 0,
             events: 0,
             friction_events: 0,
+            stop_events: 0,
             contact_starts: 0,
             consistent_yp: None,
             cut_angles,

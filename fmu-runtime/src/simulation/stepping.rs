@@ -72,7 +72,11 @@ impl Simulation {
                 Err(error) => return Err(self.solver_failure(error)),
             };
             match step.kind {
-                StepKind::Root(_) => self.contact_event()?,
+                StepKind::Root(crossed) => {
+                    let contacts = self.ida.system().contact_root_count();
+                    let stop = crossed.iter().skip(contacts).any(|&c| c != 0);
+                    self.contact_event(stop)?
+                }
                 StepKind::Reached if self.ida.internal_time() > t => {
                     self.interpolated_outputs += 1;
                 }
@@ -150,17 +154,26 @@ impl Simulation {
     }
 
     /// A contact starts (distance falling through zero) or ends (distance rising through zero),
-    /// or a pair sticks or slips: the integrator restarts there, where the contact force's law
-    /// changes ([`contacts::process_crossings`] finds which pairs changed).
-    pub(super) fn contact_event(&mut self) -> Result<(), SimulationError> {
+    /// a pair sticks or slips, or a joint reaches or leaves an end stop (`stop`): the
+    /// integrator restarts there, where the contact force's law changes
+    /// ([`contacts::process_crossings`] finds which pairs changed).
+    pub(super) fn contact_event(&mut self, stop: bool) -> Result<(), SimulationError> {
         let crossings = self.restart_with(true)?;
+        if stop {
+            self.stop_events += 1;
+        }
         if crossings.starts + crossings.ends > 0 {
             self.events += 1;
             self.contact_starts += crossings.starts as u64;
-        } else {
+        } else if !stop {
             self.friction_events += 1;
         }
         Ok(())
+    }
+
+    /// How many times the integrator located a joint reaching or leaving an end stop.
+    pub fn stop_events(&self) -> u64 {
+        self.stop_events
     }
 
     /// How many stick–slip events (a pair sticking or breaking away, alone at its instant) the

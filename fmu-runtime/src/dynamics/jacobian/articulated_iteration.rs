@@ -71,7 +71,8 @@ impl ArticulatedIteration {
                 joint.motion,
                 TreeJointKind::Revolute { .. } | TreeJointKind::Prismatic { .. }
             );
-            if !scalar || joint.flange == FlangeMode::Motion {
+            // A stop's stiffness changes with the coordinate: the exact Jacobian follows it.
+            if !scalar || joint.flange == FlangeMode::Motion || joint.stop.is_some() {
                 return None;
             }
             joints.push(ScalarJoint {

@@ -258,6 +258,12 @@ impl TreeJacobian {
                         (true, _, Some(damping)) => value += damping,
                         _ => {}
                     }
+                    if let (Some(stop), Some(JointCoordinates::Scalar(c))) =
+                        (&joint.stop, ws.coordinates[b])
+                    {
+                        let load = stop.load(c.q, c.qd);
+                        value -= if speed { load.d_qd } else { load.d_q };
+                    }
                 }
                 view.set(s.v, column, value);
             }
@@ -751,5 +757,24 @@ mod tests {
         let _ = std::fs::remove_file(&file);
         assert!(sim.mechanism().drives[0].couplings.len() == 1);
         check(&sim, "compliant drive");
+    }
+
+    /// Joints inside their end stops: the samples around the start put each past its stop, the
+    /// stop's damper inside and beyond its limit (the random speeds).
+    #[test]
+    fn exact_jacobian_of_end_stops_equals_difference_quotients() {
+        let source = r#"
+            object upper { mass { m = 2; center = [0.2, 0, 0]; inertia = diag(1e-3, 4e-3, 4e-3) } }
+            object upper_end { parent = upper; position = [0.4, 0, 0] }
+            object slider { mass { m = 0.7; center = [0, 0.05, 0]; inertia = diag(1e-4, 1e-4, 1e-4) } }
+            joint shoulder revolute { from = world; to = upper; axis = z; phi = 0.52; lower = -0.5; upper = 0.5; stop_stiffness = 300; stop_damping = 40 }
+            joint rail prismatic { from = upper_end; to = slider; axis = x; s = -0.12; lower = -0.1; stop_stiffness = 5e3; stop_damping = 500 }
+        "#;
+        let file = std::env::temp_dir().join(format!("end_stops_{}.m3d", std::process::id()));
+        std::fs::write(&file, source).expect("temporary model");
+        let sim = Simulation::from_file(&file, SimulationOptions::default()).expect("model");
+        let _ = std::fs::remove_file(&file);
+        assert_eq!(sim.mechanism().end_stops().count(), 2);
+        check(&sim, "end stops");
     }
 }

@@ -4,6 +4,63 @@
 use super::*;
 
 impl<'a> Evaluator<'a> {
+    /// A revolute or prismatic joint's end stops (`lower`, `upper`, `stop_stiffness`,
+    /// `stop_damping`), of the quantities `kinds` (coordinate, stiffness, damping); `None`
+    /// without `lower` and `upper`.
+    fn end_stop(
+        &self,
+        f: &Fields,
+        scope: &Scope,
+        what: &str,
+        (k_pos, k_c, k_d): (Kind, Kind, Kind),
+    ) -> Result<Option<EndStop>, Diag> {
+        let side = |field: &str, none: f64| match f.get(field) {
+            Some(e) => self.num(e, scope, k_pos, field),
+            None => Ok(none),
+        };
+        let (lower, upper) = (
+            side("lower", f64::NEG_INFINITY)?,
+            side("upper", f64::INFINITY)?,
+        );
+        let Some(range_at) = f.pos_of("lower").or(f.pos_of("upper")) else {
+            for field in ["stop_stiffness", "stop_damping"] {
+                if let Some(pos) = f.pos_of(field) {
+                    return Err(Diag::new(pos, format!("{what}: `{field}` belongs to an end stop: give `lower`, `upper` or both")));
+                }
+            }
+            return Ok(None);
+        };
+        if lower >= upper {
+            return Err(Diag::new(
+                f.pos_of("upper").unwrap_or(range_at),
+                format!("{what}: `lower` ({lower}) must be less than `upper` ({upper})"),
+            ));
+        }
+        let Some(e) = f.get("stop_stiffness") else {
+            return Err(Diag::new(
+                range_at,
+                format!("{what}: an end stop needs `stop_stiffness`"),
+            )
+            .with_help(Some(
+                "the stop is a spring while the joint is past `lower` or `upper`: for example the \
+                 torque (force) it must hold divided by the overtravel allowed there; \
+                 `stop_damping` (default 0) damps its bounce"
+                    .into(),
+            )));
+        };
+        let stiffness = self.positive(e, scope, k_c, "stop_stiffness")?;
+        let damping = match f.get("stop_damping") {
+            Some(e) => self.non_negative(e, scope, k_d, "stop_damping")?,
+            None => 0.0,
+        };
+        Ok(Some(EndStop {
+            lower,
+            upper,
+            stiffness,
+            damping,
+        }))
+    }
+
     pub(super) fn joint(
         &mut self,
         d: &DeclName,
@@ -36,6 +93,10 @@ impl<'a> Evaluator<'a> {
                 "spring",
                 "spring_rest",
                 "damper",
+                "lower",
+                "upper",
+                "stop_stiffness",
+                "stop_damping",
                 "can_collide",
                 "output_forces",
                 "motion",
@@ -52,6 +113,10 @@ impl<'a> Evaluator<'a> {
                 "spring",
                 "spring_rest",
                 "damper",
+                "lower",
+                "upper",
+                "stop_stiffness",
+                "stop_damping",
                 "can_collide",
                 "output_forces",
                 "motion",
@@ -285,7 +350,9 @@ impl<'a> Evaluator<'a> {
                 let motion = match f.get("motion") {
                     Some(e) => {
                         let at = f.pos_of("motion").unwrap_or(e.pos);
-                        for field in [q_name, v_name, "flange", "spring", "damper"] {
+                        for field in [
+                            q_name, v_name, "flange", "spring", "damper", "lower", "upper",
+                        ] {
                             let guess = format!("{field}_guess");
                             if let Some(pos) = f.pos_of(field).or(f.pos_of(&guess)) {
                                 return Err(Diag::new(pos, format!("`motion` prescribes how joint `{full}` moves: `{}` cannot be given with it", if f.pos_of(field).is_some() { field } else { &guess })).with_help(Some(format!("remove it; `motion` (line {}) fixes the start values and the drive", at.line))));
@@ -324,6 +391,7 @@ impl<'a> Evaluator<'a> {
                     Some(e) => Some(self.non_negative(e, scope, k_d, "damper")?),
                     None => None,
                 };
+                let stop = self.end_stop(&f, scope, &what, (k_pos, k_c, k_d))?;
                 RawJointKind::Moving(if revolute {
                     JointKind::Revolute {
                         axis,
@@ -333,6 +401,7 @@ impl<'a> Evaluator<'a> {
                         flange,
                         spring,
                         damper,
+                        stop,
                         motion: motion.clone(),
                     }
                 } else {
@@ -344,6 +413,7 @@ impl<'a> Evaluator<'a> {
                         flange,
                         spring,
                         damper,
+                        stop,
                         motion,
                     }
                 })
