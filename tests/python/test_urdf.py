@@ -13,9 +13,11 @@ independent rigid-body dynamics library that reads the same URDF files itself.
 - `test_pybullet_robots_build_and_pass_fmpys_validation`: real URDF files of pybullet's data
   (arms, a gripper with a mimic joint, a mobile robot, quadrupeds, a humanoid-free selection
   that parses) build with `fmu3d build X.urdf`, and their FMUs pass fmpy's validation and start;
-- `test_what_is_not_converted_is_said_with_its_line`: limits, friction, mimic, a transmission
-  and a Collada mesh are each named with their line on the standard error and in the model
-  file.
+- `test_what_is_not_converted_is_said_with_its_line`: limits that give no stop, friction,
+  mimic, a transmission and a Collada mesh are each named with their line on the standard error
+  and in the model file;
+- `test_a_joint_driven_to_its_limit_stops_there`: a joint's `<limit>` becomes end stops; a
+  torque drives the joint onto its upper limit, where it rests past it by torque / stiffness.
 """
 
 import re
@@ -231,7 +233,7 @@ UNCONVERTED = """<robot name="partial">
   <joint name="j1" type="revolute">
     <parent link="base"/><child link="l1"/>
     <axis xyz="0 0 1"/>
-    <limit lower="-1" upper="1" effort="1" velocity="1"/>
+    <limit lower="-1" upper="1" effort="0" velocity="1"/>
     <dynamics damping="0.1" friction="0.2"/>
   </joint>
   <link name="l1">
@@ -242,7 +244,7 @@ UNCONVERTED = """<robot name="partial">
     <parent link="l1"/><child link="l2"/>
     <origin xyz="0.1 0 0"/>
     <axis xyz="0 0 1"/>
-    <limit lower="-1" upper="1" effort="1" velocity="1"/>
+    <limit lower="1" upper="-1" effort="1" velocity="1"/>
     <mimic joint="j1" multiplier="2"/>
   </joint>
   <link name="l2">
@@ -258,8 +260,8 @@ def test_what_is_not_converted_is_said_with_its_line(tmp_path):
     urdf.write_text(UNCONVERTED)
     run = fmu3d("convert", urdf, "-o", tmp_path / "partial.m3d")
     model = (tmp_path / "partial.m3d").read_text()
-    expected = {6: "<limit lower upper> is not enforced", 7: "<dynamics friction>",
-                11: "part.dae", 17: "<limit lower upper> is not enforced",
+    expected = {6: "not enforced: it has no positive effort", 7: "<dynamics friction>",
+                11: "part.dae", 17: "not enforced: its range is empty",
                 18: "<mimic joint=\"j1\">", 23: "<transmission>"}
     for line, text in expected.items():
         said = [l for l in run.stderr.splitlines() if f": line {line}: " in l and text in l]
@@ -444,3 +446,57 @@ def test_a_planar_joint_slides_and_turns_as_pinocchio_says(tmp_path):
           f"{moved:.3f}")
     assert worst < 1e-9
     assert moved > 0.05
+
+
+#: One link on a vertical axis (no gravity torque), its limit ±0.5 rad, effort 40 N m, speed
+#: 2 rad/s.
+LIMITED = """<robot name="limited">
+  <link name="base"/>
+  <joint name="hinge" type="revolute">
+    <parent link="base"/><child link="disc"/>
+    <axis xyz="0 0 1"/>
+    <limit lower="-0.5" upper="0.5" effort="40" velocity="2"/>
+  </joint>
+  <link name="disc">
+    <inertial><mass value="2"/><inertia ixx="0.03" iyy="0.03" izz="0.05"/></inertial>
+  </link>
+</robot>
+"""
+
+
+def test_a_joint_driven_to_its_limit_stops_there(tmp_path):
+    """The limit becomes end stops that hold the effort at 0.01 rad past the range
+    (stop_stiffness = effort / 0.01 rad = 4000 N m/rad) damped by effort / velocity
+    (20 N m s/rad). A torque of 10 N m turns the disc (J = 0.05 kg m2) from rest: at the
+    closed-form angle τ t² / (2 J) until it reaches 0.5 rad at √(J / τ) s, where it stops and rests
+    at 0.5 + τ / c = 0.5025 rad."""
+    urdf = tmp_path / "limited.urdf"
+    urdf.write_text(LIMITED)
+    model = tmp_path / "limited.m3d"
+    run = fmu3d("convert", urdf, "-o", model)
+    assert "not enforced" not in run.stderr
+    text = model.read_text()
+    assert ("lower = -0.5; upper = 0.5; stop_stiffness = 4000 N.m/rad; "
+            "stop_damping = 20 N.m.s/rad") in text, text
+    fmu = tmp_path / "limited.fmu"
+    fmu3d("build", model, "-o", fmu)
+    torque, inertia, stiffness = 10.0, 0.05, 4000.0
+    signal = np.array([(0.0, torque), (1.0, torque)], dtype=[("time", float), ("hinge.tau", float)])
+    result = fmpy.simulate_fmu(str(fmu), stop_time=1.0, output_interval=0.001, input=signal,
+                               relative_tolerance=1e-9)
+    time, angle = result["time"], result["hinge.phi"]
+    arrives = np.sqrt(inertia / torque)
+    before = time < arrives
+    free_error = np.max(np.abs(angle[before] - torque * time[before] ** 2 / (2 * inertia)))
+    rest = 0.5 + torque / stiffness
+    rest_error = abs(angle[-1] - rest)
+    print(f"limited joint: free {free_error:.1e} rad from τ t²/(2 J); at rest {angle[-1]:.10f} "
+          f"rad, statics {rest} ({rest_error:.1e}); farthest {angle.max():.6f} rad")
+    # Measured 5.6e-17 and 1.1e-16 rad (the free motion is a polynomial the integrator
+    # follows exactly; at rest the stop's statics to round-off).
+    assert free_error < 1e-12
+    assert rest_error < 1e-12
+    # It arrives with the torque's work τ · 0.5 rad as kinetic energy; an undamped stop would
+    # take that and the torque's work on: c δ² / 2 = τ (0.5 + δ).
+    undamped = (torque + np.sqrt(torque**2 + 2 * stiffness * torque * 0.5)) / stiffness
+    assert 0.5 < angle.max() < 0.5 + undamped, undamped

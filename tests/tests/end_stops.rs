@@ -86,7 +86,11 @@ fn a_slider_bounces_off_undamped_stops_as_off_springs() {
     for (error, bound) in errors.iter().zip(bounds) {
         assert!(error < &bound, "{errors:?} against {bounds:?}");
     }
-    assert_eq!(run.simulation.stop_events(), 4, "reaching and leaving each stop");
+    assert_eq!(
+        run.simulation.stop_events(),
+        4,
+        "reaching and leaving each stop"
+    );
 }
 
 /// m ẍ = −F(x, ẋ) past the upper stop at 0.1 m, ElastoGap's law, integrated with RK4.
@@ -122,7 +126,10 @@ fn elasto_gap_reference(m: f64, c: f64, d: f64, v0: f64, until: f64, dt: f64) ->
 #[test]
 fn a_damped_stop_follows_the_elasto_gap_law() {
     let damping = 150.0;
-    for (turning, (q, v)) in [(false, ("rail.s", "rail.v")), (true, ("rail.phi", "rail.w"))] {
+    for (turning, (q, v)) in [
+        (false, ("rail.s", "rail.v")),
+        (true, ("rail.phi", "rail.w")),
+    ] {
         let run = simulate(stopped_joint(turning, damping), 1e-10, 0.4, 1e-3);
         let (m, v0, c) = (run.parameter("m"), run.parameter("v0"), run.parameter("c"));
         let (x_ref, v_ref) = elasto_gap_reference(m, c, damping, v0, 0.4, 1e-6);
@@ -157,7 +164,10 @@ fn comes_to_rest_on_its_stop(run: &fmu3d_tests::Trajectory, stop: f64, side: f64
     let expected = stop + side * deflection;
     let phi = run.column("hinge.phi");
     let last = *phi.last().expect("samples");
-    let farthest = phi.iter().map(|&p| side * (p - stop)).fold(f64::MIN, f64::max);
+    let farthest = phi
+        .iter()
+        .map(|&p| side * (p - stop))
+        .fold(f64::MIN, f64::max);
     let error = (last - expected).abs();
     // It arrives with ½·J·ω² = m·g·r·sin φ0 (the weight's work from φ0 to the stop, 80° in
     // both scenes), and an undamped stop would take that and the weight's work on:

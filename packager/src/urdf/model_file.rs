@@ -353,8 +353,9 @@ pub fn write(
                 } else {
                     String::new()
                 };
+                let stop = end_stop(joint).map_or(String::new(), |f| format!("; {f}"));
                 format!(
-                    "{kind} {{ from = {from}; to = {to}; axis = {axis}; flange = force{damper} }}"
+                    "{kind} {{ from = {from}; to = {to}; axis = {axis}; flange = force{damper}{stop} }}"
                 )
             }
             JointKind::Planar => {
@@ -449,19 +450,69 @@ fn limit_comment(joint: &Joint) -> String {
     format!(": limit {}", parts.join(", "))
 }
 
+/// How stiff an end stop is made from the limit's effort: it holds the rated effort at
+/// this overtravel [rad for revolute joints, m for prismatic ones].
+const STOP_OVERTRAVEL: (f64, f64) = (0.01, 0.001);
+
+/// What a `<limit>` of a revolute or prismatic joint makes of its range (URDF's `lower` and
+/// `upper`, 0 where absent): end stops that hold the rated effort at [`STOP_OVERTRAVEL`] past
+/// the range, damped by the effort over the rated speed (the damper's force at the rated speed
+/// is the rated effort); `Err` with the reason when the limit gives no stop.
+fn stop_fields(joint: &Joint) -> Result<Option<String>, String> {
+    let Some(limit) = &joint.limit else {
+        return Ok(None);
+    };
+    let (overtravel, stiffness_unit, damping_unit) = match joint.kind {
+        JointKind::Revolute => (STOP_OVERTRAVEL.0, "N.m/rad", "N.m.s/rad"),
+        JointKind::Prismatic => (STOP_OVERTRAVEL.1, "N/m", "N.s/m"),
+        _ => return Ok(None),
+    };
+    let (lower, upper) = (limit.lower.unwrap_or(0.0), limit.upper.unwrap_or(0.0));
+    if lower >= upper {
+        return Err(format!(
+            "its range is empty (lower {} >= upper {})",
+            num(lower),
+            num(upper)
+        ));
+    }
+    let effort = limit.effort.filter(|e| *e > 0.0).ok_or(
+        "it has no positive effort to size the stop from (stop_stiffness = effort / overtravel)",
+    )?;
+    let stiffness = effort / overtravel;
+    let damping = match limit.velocity {
+        Some(v) if v > 0.0 => effort / v,
+        _ => 0.0,
+    };
+    let unit = if joint.kind == JointKind::Revolute {
+        ""
+    } else {
+        " m"
+    };
+    Ok(Some(format!(
+        "lower = {}{unit}; upper = {}{unit}; stop_stiffness = {} {stiffness_unit}; stop_damping = {} {damping_unit}",
+        num(lower),
+        num(upper),
+        num(stiffness),
+        num(damping)
+    )))
+}
+
+/// The stop fields of `joint`, where its limit gives stops ([`stop_fields`]).
+fn end_stop(joint: &Joint) -> Option<String> {
+    stop_fields(joint).ok().flatten()
+}
+
 /// The notes on what of `joint` is not converted.
 fn joint_notes(joint: &Joint, notes: &mut Vec<Note>) {
-    if let Some(limit) = &joint.limit {
-        if (limit.lower.is_some() || limit.upper.is_some()) && joint.kind != JointKind::Continuous {
-            notes.push(Note {
-                line: limit.line,
-                text: format!(
-                    "joint `{}`: <limit lower upper> is not enforced (fmu3d has no joint end \
-                     stops yet): keep the motion inside it, or add a stop by hand",
-                    joint.name
-                ),
-            });
-        }
+    if let (Some(limit), Err(reason)) = (&joint.limit, stop_fields(joint)) {
+        notes.push(Note {
+            line: limit.line,
+            text: format!(
+                "joint `{}`: <limit lower upper> is not enforced: {reason}; add `lower`, `upper` \
+                 and `stop_stiffness` by hand",
+                joint.name
+            ),
+        });
     }
     if joint.friction > 0.0 {
         notes.push(Note {
