@@ -25,6 +25,15 @@ pub enum TreeJointKind {
     Free,
 }
 
+/// A tree joint that moves as a gear of another (`follows`): q = ratio·q_leader + offset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Follower {
+    /// The super-object the leading joint moves.
+    pub leader: usize,
+    pub ratio: f64,
+    pub offset: f64,
+}
+
 /// Start values of a tree joint's coordinates, as the user gave them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JointStart {
@@ -65,6 +74,9 @@ pub struct TreeJoint {
     pub damper: Option<f64>,
     /// End stops (one-axis joints).
     pub stop: Option<EndStop>,
+    /// The joint this one follows (one-axis joints): it then has no states of its own. Set by
+    /// [`super::Assembly::build`] once every tree joint is known.
+    pub follows: Option<Follower>,
     /// The coordinate as a function of time (`motion = ...`), instead of flange inputs.
     pub prescribed: Option<TimeFunction>,
 }
@@ -93,6 +105,7 @@ impl TreeJoint {
             spring: drive.spring,
             damper: drive.damper,
             stop: drive.stop,
+            follows: None,
             prescribed: drive.motion.clone(),
         };
         if let JointKind::Free {

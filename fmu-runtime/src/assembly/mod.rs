@@ -11,7 +11,7 @@ mod variables;
 mod visual;
 
 pub use collision::{Collider, CollisionPair, CollisionSet, ContactReport, Fade, Role};
-pub use joint_model::{CutAxis, CutJointKind, JointStart, TreeJoint, TreeJointKind};
+pub use joint_model::{CutAxis, CutJointKind, Follower, JointStart, TreeJoint, TreeJointKind};
 pub use mass::MergedMass;
 pub use state::{DriveStates, JointStates, StateLayout};
 pub use super_objects::{Assembly, CutJoint, Member, SuperObject};

@@ -63,13 +63,16 @@ impl StateLayout {
     pub fn new(scene: &Scene, assembly: &Assembly) -> StateLayout {
         let mut sizes = Vec::with_capacity(assembly.super_objects.len());
         for body in &assembly.super_objects {
-            // A motion-driven axis has no states: its coordinates are inputs.
+            // A motion-driven axis has no states: its coordinates are inputs (a follower's,
+            // its leader's).
             let size = body
                 .joint
                 .as_ref()
                 .and_then(|tree_joint| match tree_joint.kind {
                     TreeJointKind::Free => Some((7, 6)),
                     _ if tree_joint.flange == FlangeMode::Motion => None,
+                    // A follower's coordinates are its leader's times a ratio.
+                    _ if tree_joint.follows.is_some() => None,
                     _ => Some((1, 1)),
                 });
             sizes.push(size);

@@ -20,7 +20,7 @@
 //! passes, the state layout and the loops then need nothing beyond the one-axis joint. A chain
 //! met from the joint's `to` end runs backwards: the axes in reverse order, each reversed.
 
-use super::joint_model::{CutJointKind, TreeJoint, TreeJointKind};
+use super::joint_model::{CutJointKind, Follower, TreeJoint, TreeJointKind};
 use super::mass::MergedMass;
 use crate::model::{JointKind, Location};
 use crate::scene::{JointHandle, ObjectHandle, Scene, SceneError};
@@ -283,6 +283,7 @@ impl Assembly {
                 super_objects[to].no_collision_pairs.push(from);
             }
         }
+        link_followers(scene, &mut super_objects)?;
         let assembly = Assembly {
             super_objects,
             cut_joints,
@@ -322,6 +323,40 @@ impl Assembly {
     }
 }
 
+/// Links every tree joint that `follows` another to the super-object its leader moves.
+fn link_followers(scene: &Scene, super_objects: &mut [SuperObject]) -> Result<(), SceneError> {
+    for k in 0..super_objects.len() {
+        let Some(tree_joint) = &super_objects[k].joint else {
+            continue;
+        };
+        let Some(follow) = scene.joints[tree_joint.joint.0].spec.kind.drive().follows else {
+            continue;
+        };
+        let leader = super_objects.iter().position(|s| {
+            s.joint
+                .as_ref()
+                .is_some_and(|j| j.name == follow.leader && !matches!(j.kind, TreeJointKind::Free))
+        });
+        let Some(leader) = leader else {
+            return Err(SceneError::new(
+                &follow.location,
+                format!(
+                    "joint `{}` follows `{}`, which is not a joint of the spanning tree",
+                    tree_joint.name, follow.leader
+                ),
+            ));
+        };
+        if let Some(joint) = super_objects[k].joint.as_mut() {
+            joint.follows = Some(Follower {
+                leader,
+                ratio: follow.ratio,
+                offset: follow.offset,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The cut-joint for a joint that closes a loop, after checking that only 1-dof joints lie on
 /// the loop (the tree path between its two bodies).
 fn cut_joint(
@@ -350,6 +385,21 @@ fn cut_joint(
             ))
         }
     };
+    if let Some(follower) = scene
+        .joints
+        .iter()
+        .find(|j| j.spec.kind.drive().follows.is_some())
+    {
+        return Err(SceneError::new(
+            &joint.spec.location,
+            format!(
+                "joint `{name}` closes a kinematic loop, and joint `{}` follows another \
+                 (`follows`): a model with kinematic loops cannot have joints that follow \
+                 others yet; model the coupling as a loop of its own, or remove `follows`",
+                follower.spec.name
+            ),
+        ));
+    }
     let driven = joint.spec.kind.drive().is_driven()
         || scene.drives.iter().any(|(_, joint)| *joint == handle);
     if driven {

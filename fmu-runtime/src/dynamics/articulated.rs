@@ -26,9 +26,10 @@ use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 /// Whether [`solve`] serves this mechanism: a tree (no loop rows) of bodies alone, without
 /// drive trains (a drive's rigid parts add their reflected inertia to its joint's row of f2, and
 /// its compliant parts and currents have equations of their own, none of which the bodies'
-/// articulated inertias know).
+/// articulated inertias know), and without joints that follow others (a coupling the
+/// articulated inertias do not know either).
 pub fn applies(mechanism: &Mechanism) -> bool {
-    mechanism.rows.is_empty() && mechanism.drives.is_empty()
+    mechanism.rows.is_empty() && mechanism.drives.is_empty() && !mechanism.has_followers()
 }
 
 fn cross(v: &Vector3<f64>) -> Matrix3<f64> {

@@ -6,7 +6,7 @@ use super::drive::Drive;
 use super::kinematics::ScalarCoordinates;
 use super::loops::{constraint_rows, ConstraintRow, Cut};
 use crate::assembly::{
-    Assembly, CollisionSet, JointStart, JointStates, StateLayout, TreeJointKind,
+    Assembly, CollisionSet, Follower, JointStart, JointStates, StateLayout, TreeJointKind,
 };
 use crate::model::{EndStop, FlangeMode, ForceKind, GravitySpec, TimeFunction};
 use crate::scene::Scene;
@@ -28,6 +28,9 @@ pub struct BodyJoint {
     pub damper: Option<f64>,
     /// End stops ([`super::end_stops`]).
     pub stop: Option<EndStop>,
+    /// The joint this one follows: then it has no states, and its coordinates are the
+    /// leader's times the ratio ([`Mechanism::follower_coordinates`]).
+    pub follows: Option<Follower>,
     pub start: JointStart,
     /// The coordinate as a function of time (`motion = ...`), instead of flange inputs.
     pub prescribed: Option<TimeFunction>,
@@ -83,6 +86,42 @@ pub struct Mechanism {
 }
 
 impl Mechanism {
+    /// Whether a joint follows another. The coupling reaches across branches (a finger that
+    /// follows the other), which the branch-wise and articulated solvers and the tangent-mode
+    /// Jacobian do not know: such a mechanism takes the general paths.
+    pub fn has_followers(&self) -> bool {
+        self.bodies
+            .iter()
+            .any(|b| b.joint.as_ref().is_some_and(|j| j.follows.is_some()))
+    }
+
+    /// The coordinate, speed and acceleration of a follower's joint, from its leader's states
+    /// in (y, ẏ): ratio times the leader's, plus the offset for the coordinate.
+    pub fn follower_coordinates(
+        &self,
+        follower: &Follower,
+        y: &[f64],
+        yp: &[f64],
+    ) -> ScalarCoordinates {
+        match self.bodies[follower.leader]
+            .joint
+            .as_ref()
+            .and_then(|j| j.states)
+        {
+            Some(s) => ScalarCoordinates {
+                q: follower.ratio * y[s.q] + follower.offset,
+                qd: follower.ratio * y[s.v],
+                qdd: follower.ratio * yp[s.v],
+            },
+            // The assembly links followers to tree joints with states only.
+            None => ScalarCoordinates {
+                q: f64::NAN,
+                qd: f64::NAN,
+                qdd: f64::NAN,
+            },
+        }
+    }
+
     /// The bodies whose joint has end stops, with the stops: each has a zero-crossing function
     /// after the colliders' ([`EndStop::crossing`]).
     pub fn end_stops(&self) -> impl Iterator<Item = (usize, &EndStop)> {
@@ -108,6 +147,7 @@ impl Mechanism {
                     spring: tree_joint.spring,
                     damper: tree_joint.damper,
                     stop: tree_joint.stop,
+                    follows: tree_joint.follows,
                     start: tree_joint.start.clone(),
                     prescribed: tree_joint.prescribed.clone(),
                 });

@@ -279,7 +279,10 @@ fn read_coordinates(
                     qd: y[s.v],
                     qdd: yp[s.v],
                 }),
-                (_, None) => JointCoordinates::Scalar(inputs.motion[k]),
+                (_, None) => JointCoordinates::Scalar(match &joint.follows {
+                    Some(follower) => mechanism.follower_coordinates(follower, y, yp),
+                    None => inputs.motion[k],
+                }),
             });
     }
 }
@@ -480,6 +483,7 @@ fn equations_of_motion(
                     passive += stop.load(c.q, c.qd).force;
                 }
                 match (joint.flange, joint.states) {
+                    // A follower's, too: its leader takes it below.
                     (FlangeMode::Motion, _) | (_, None) => {
                         ws.drive[k] = generalized - passive;
                     }
@@ -495,6 +499,20 @@ fn equations_of_motion(
                     }
                 }
             }
+        }
+    }
+    // A follower's generalized force (what moving it as its leader says takes, less its own
+    // spring, damper and stops) acts on the leader through the ratio: δq_follower = ratio·δq_leader.
+    for (k, body) in mechanism.bodies.iter().enumerate() {
+        let Some(follower) = body.joint.as_ref().and_then(|j| j.follows) else {
+            continue;
+        };
+        if let Some(s) = mechanism.bodies[follower.leader]
+            .joint
+            .as_ref()
+            .and_then(|j| j.states)
+        {
+            res[s.v] += follower.ratio * ws.drive[k];
         }
     }
 }

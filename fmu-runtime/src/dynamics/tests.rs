@@ -62,6 +62,7 @@ fn revolute(axis: Vector3<f64>, phi: f64, w: f64) -> JointKind {
         spring: None,
         damper: None,
         stop: None,
+        follows: None,
         motion: None,
     }
 }
@@ -290,6 +291,7 @@ fn prismatic_joint_with_spring() {
                 spring: Some((c, x0)),
                 damper: None,
                 stop: None,
+                follows: None,
                 motion: None,
             },
         )],

@@ -269,6 +269,8 @@ pub enum JointKind {
         damper: Option<f64>,
         /// End stops at `lower` and `upper` [rad].
         stop: Option<EndStop>,
+        /// The joint moves as a gear of another (`follows`), with no coordinates of its own.
+        follows: Option<Follow>,
         /// The angle [rad] as a function of time (`motion = ...`); the flange is then `Motion`
         /// and the angle, speed and acceleration follow the function instead of inputs.
         motion: Option<TimeFunction>,
@@ -288,6 +290,8 @@ pub enum JointKind {
         damper: Option<f64>,
         /// End stops at `lower` and `upper` [m].
         stop: Option<EndStop>,
+        /// As for revolute joints.
+        follows: Option<Follow>,
         /// The position [m] as a function of time (`motion = ...`), as for revolute joints.
         motion: Option<TimeFunction>,
     },
@@ -333,6 +337,21 @@ pub struct EndStop {
     pub damping: f64,
 }
 
+/// A joint that follows another (URDF's `mimic`): its coordinate is `ratio` times the
+/// leader's plus `offset`, a gear constraint between the two ([`crate::dynamics`] eliminates
+/// the follower's coordinate and passes its generalized force to the leader through the ratio).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Follow {
+    /// The leading joint's full name.
+    pub leader: String,
+    /// Follower's coordinate per leader's, in SI (rad/rad, m/m, m/rad or rad/m), not zero.
+    pub ratio: f64,
+    /// The follower's coordinate where the leader's is zero [rad or m].
+    pub offset: f64,
+    /// Where `follows` is written.
+    pub location: Location,
+}
+
 /// What acts on a joint's axes besides the bodies: its flange mode, spring, damper, end stops
 /// and prescribed motion (all passive for joints that have none of them).
 #[derive(Debug, Clone, Default)]
@@ -342,6 +361,7 @@ pub struct JointDrive {
     pub damper: Option<f64>,
     pub stop: Option<EndStop>,
     pub motion: Option<TimeFunction>,
+    pub follows: Option<Follow>,
 }
 
 impl JointDrive {
@@ -352,6 +372,7 @@ impl JointDrive {
             || self.damper.is_some()
             || self.stop.is_some()
             || self.motion.is_some()
+            || self.follows.is_some()
     }
 }
 
@@ -365,6 +386,7 @@ impl JointKind {
                 damper,
                 stop,
                 motion,
+                follows,
                 ..
             }
             | JointKind::Prismatic {
@@ -373,6 +395,7 @@ impl JointKind {
                 damper,
                 stop,
                 motion,
+                follows,
                 ..
             } => JointDrive {
                 flange: *flange,
@@ -380,6 +403,7 @@ impl JointKind {
                 damper: *damper,
                 stop: *stop,
                 motion: motion.clone(),
+                follows: follows.clone(),
             },
             JointKind::Compound { flange, .. } => JointDrive {
                 flange: *flange,

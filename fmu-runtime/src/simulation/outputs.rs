@@ -204,6 +204,17 @@ impl Simulation {
                     _ => j.states,
                 })
         };
+        // A joint without states: motion-driven (its inputs), or a follower (its leader's).
+        let without_states = |body: usize| {
+            let follows = dae.mechanism.bodies[body]
+                .joint
+                .as_ref()
+                .and_then(|j| j.follows);
+            match follows {
+                Some(follower) => dae.mechanism.follower_coordinates(&follower, y, yp),
+                None => dae.inputs.motion[body],
+            }
+        };
         match kind {
             VariableKind::Parameter(i) => self.scene.parameters[i].value,
             VariableKind::State(k) => y[k],
@@ -224,15 +235,15 @@ impl Simulation {
             )[1],
             VariableKind::JointPosition(body) => match scalar_states(body) {
                 Some(s) => y[s.q],
-                None => dae.inputs.motion[body].q,
+                None => without_states(body).q,
             },
             VariableKind::JointSpeed(body) => match scalar_states(body) {
                 Some(s) => y[s.v],
-                None => dae.inputs.motion[body].qd,
+                None => without_states(body).qd,
             },
             VariableKind::JointAcceleration(body) => match scalar_states(body) {
                 Some(s) => yp[s.v],
-                None => dae.inputs.motion[body].qdd,
+                None => without_states(body).qdd,
             },
             VariableKind::JointForce(body) => dae.workspace.drive[body],
             VariableKind::DriveInput(drive) => dae.inputs.drive[drive],

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use nalgebra::{Matrix3, Rotation3};
 
-use super::robot::{Geometry, Inertial, Joint, JointKind, Link, Note, Pose, Robot, Shape};
+use super::robot::{Geometry, Inertial, Joint, JointKind, Link, Mimic, Note, Pose, Robot, Shape};
 
 /// How a robot becomes a model.
 #[derive(Debug, Clone)]
@@ -322,7 +322,7 @@ pub fn write(
         }
         let name = &joint_names[k];
         let origin = names.take(&format!("{}_origin", joint.name));
-        joint_notes(joint, &mut notes);
+        joint_notes(robot, joint, &mut notes);
         writeln!(
             body,
             "# joint `{}` ({}, line {}){}",
@@ -354,8 +354,18 @@ pub fn write(
                     String::new()
                 };
                 let stop = end_stop(joint).map_or(String::new(), |f| format!("; {f}"));
+                // A mimic joint moves with its leader; every other has a torque (force) input.
+                let drive = match leader(robot, joint) {
+                    Ok(Some((k, mimic))) => format!(
+                        "follows = {}; follow_ratio = {}; follow_offset = {}",
+                        joint_names[k],
+                        num(mimic.multiplier),
+                        num(mimic.offset)
+                    ),
+                    _ => "flange = force".to_string(),
+                };
                 format!(
-                    "{kind} {{ from = {from}; to = {to}; axis = {axis}; flange = force{damper}{stop} }}"
+                    "{kind} {{ from = {from}; to = {to}; axis = {axis}; {drive}{damper}{stop} }}"
                 )
             }
             JointKind::Planar => {
@@ -376,7 +386,8 @@ pub fn write(
     .ok();
     writeln!(
         text,
-        "# Every moving joint has `flange = force`: its torque (force) is an input. URDF is z-up."
+        "# Every moving joint but a mimic one has `flange = force`: its torque (force) is an \
+         input. URDF is z-up."
     )
     .ok();
     if !names.renamed.is_empty() {
@@ -502,8 +513,39 @@ fn end_stop(joint: &Joint) -> Option<String> {
     stop_fields(joint).ok().flatten()
 }
 
+/// The joint a `<mimic>` joint follows (its index in the robot's joints) and the mimic, where
+/// both are revolute, continuous or prismatic and the leader mimics no other; `Err` with the
+/// reason otherwise.
+fn leader<'r>(robot: &'r Robot, joint: &'r Joint) -> Result<Option<(usize, &'r Mimic)>, String> {
+    let Some(mimic) = &joint.mimic else {
+        return Ok(None);
+    };
+    let one_axis = |kind: JointKind| {
+        matches!(
+            kind,
+            JointKind::Revolute | JointKind::Continuous | JointKind::Prismatic
+        )
+    };
+    let Some(k) = robot.joints.iter().position(|j| j.name == mimic.joint) else {
+        return Err(format!("there is no joint `{}`", mimic.joint));
+    };
+    let followed = &robot.joints[k];
+    if !one_axis(joint.kind) || !one_axis(followed.kind) {
+        return Err(
+            "a joint follows another only between revolute, continuous and prismatic joints".into(),
+        );
+    }
+    if followed.mimic.is_some() {
+        return Err(format!("`{}` mimics a joint itself", followed.name));
+    }
+    if followed.name == joint.name {
+        return Err("it mimics itself".into());
+    }
+    Ok(Some((k, mimic)))
+}
+
 /// The notes on what of `joint` is not converted.
-fn joint_notes(joint: &Joint, notes: &mut Vec<Note>) {
+fn joint_notes(robot: &Robot, joint: &Joint, notes: &mut Vec<Note>) {
     if let (Some(limit), Err(reason)) = (&joint.limit, stop_fields(joint)) {
         notes.push(Note {
             line: limit.line,
@@ -535,11 +577,12 @@ fn joint_notes(joint: &Joint, notes: &mut Vec<Note>) {
             ),
         });
     }
-    if let Some(mimic) = &joint.mimic {
+    if let (Some(mimic), Err(reason)) = (&joint.mimic, leader(robot, joint)) {
         notes.push(Note {
             line: mimic.line,
             text: format!(
-                "joint `{}`: <mimic joint=\"{}\"> is not converted: the joint moves by itself",
+                "joint `{}`: <mimic joint=\"{}\"> is not converted ({reason}): the joint moves \
+                 by itself, with a torque (force) input",
                 joint.name, mimic.joint
             ),
         });

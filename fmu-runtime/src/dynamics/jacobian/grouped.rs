@@ -61,10 +61,10 @@ enum StateKind {
 const BAND_FRACTION: f64 = 0.1;
 
 impl Branches {
-    /// The branches of `mechanism`, or `None` when grouping does not apply (cut-joints, or no
-    /// states at all).
+    /// The branches of `mechanism`, or `None` when grouping does not apply (cut-joints, a
+    /// joint that follows another, possibly in another branch, or no states at all).
     pub fn new(mechanism: &Mechanism) -> Option<Branches> {
-        if !mechanism.rows.is_empty() || mechanism.is_empty() {
+        if !mechanism.rows.is_empty() || mechanism.is_empty() || mechanism.has_followers() {
             return None;
         }
         let mut of_body: Vec<Option<usize>> = vec![None; mechanism.bodies.len()];

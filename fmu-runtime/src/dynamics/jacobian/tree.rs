@@ -65,7 +65,7 @@ pub struct TreeJacobian;
 impl TreeJacobian {
     /// `Some` when `mechanism`'s contact pairs have a derivative.
     pub fn new(mechanism: &Mechanism) -> Option<TreeJacobian> {
-        if mechanism.is_empty() || !supported(&mechanism.collisions) {
+        if mechanism.is_empty() || !supported(&mechanism.collisions) || mechanism.has_followers() {
             return None;
         }
         for (k, body) in mechanism.bodies.iter().enumerate().skip(1) {

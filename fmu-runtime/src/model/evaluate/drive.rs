@@ -120,8 +120,11 @@ impl Evaluator<'_> {
         };
         let at_joint = |message: String| Diag::new(joint_expr.pos, message);
         let domain = match &joint.kind {
-            JointKind::Revolute { flange, motion, .. }
-            | JointKind::Prismatic { flange, motion, .. } => {
+            JointKind::Revolute { flange, motion, follows, .. }
+            | JointKind::Prismatic { flange, motion, follows, .. } => {
+                if let Some(follow) = follows {
+                    return Err(at_joint(format!("{what}: joint `{full}` follows joint `{}`: it moves with it, so a drive cannot act on it", follow.leader)).with_help(Some(format!("let the drive act on `{}`", follow.leader))));
+                }
                 if motion.is_some() || *flange == FlangeMode::Motion {
                     return Err(at_joint(format!("{what}: joint `{full}` is motion-driven: its motion is prescribed, so a drive cannot act on it")).with_help(Some(format!("remove `flange` and `motion` from joint `{full}`"))));
                 }

@@ -391,6 +391,7 @@ impl<'a> Evaluator<'a> {
                 location: self.location(*pos),
             });
         }
+        check_followers(&joints)?;
         let mut drives = Vec::new();
         let mut driven = HashMap::new();
         for raw in std::mem::take(&mut self.drives) {
@@ -433,4 +434,64 @@ impl<'a> Evaluator<'a> {
             drives,
         })
     }
+}
+
+/// Every `follows` names a revolute or prismatic joint that has coordinates of its own: not
+/// motion-driven, not itself a follower, not the follower.
+fn check_followers(joints: &[JointSpec]) -> Result<(), Diag> {
+    let follows = |kind: &JointKind| match kind {
+        JointKind::Revolute { follows, .. } | JointKind::Prismatic { follows, .. } => {
+            follows.clone()
+        }
+        _ => None,
+    };
+    for joint in joints {
+        let Some(follow) = follows(&joint.kind) else {
+            continue;
+        };
+        let at = Pos {
+            line: follow.location.line,
+            column: follow.location.column,
+        };
+        let fail = |message: String| {
+            Err(Diag::new(
+                at,
+                format!(
+                    "joint `{}` follows `{}`: {message}",
+                    joint.name, follow.leader
+                ),
+            ))
+        };
+        let Some(leader) = joints.iter().find(|j| j.name == follow.leader) else {
+            return Err(Diag::new(
+                at,
+                format!(
+                    "joint `{}`: there is no joint named `{}` to follow",
+                    joint.name, follow.leader
+                ),
+            )
+            .with_help(did_you_mean(
+                &follow.leader,
+                joints.iter().map(|j| j.name.as_str()),
+            )));
+        };
+        if leader.name == joint.name {
+            return fail("a joint cannot follow itself".into());
+        }
+        match &leader.kind {
+            JointKind::Revolute { flange, motion, .. }
+            | JointKind::Prismatic { flange, motion, .. } => {
+                if motion.is_some() || *flange == FlangeMode::Motion {
+                    return fail("the leader is motion-driven; a follower needs a leader with coordinates of its own (prescribe the follower's motion instead)".into());
+                }
+                if follows(&leader.kind).is_some() {
+                    return fail(
+                        "the leader follows another joint itself; let both follow the first".into(),
+                    );
+                }
+            }
+            _ => return fail("a joint follows a revolute or prismatic joint".into()),
+        }
+    }
+    Ok(())
 }

@@ -4,6 +4,73 @@
 use super::*;
 
 impl<'a> Evaluator<'a> {
+    /// A revolute or prismatic joint that follows another (`follows`, `follow_ratio`,
+    /// `follow_offset` of the quantity `k_pos`): it has no start values or flange of its own.
+    fn follows(
+        &mut self,
+        f: &Fields,
+        scope: &Scope,
+        (q_name, v_name): (&str, &str),
+        k_pos: Kind,
+    ) -> Result<Option<Follow>, Diag> {
+        let Some(e) = f.get("follows") else {
+            for field in ["follow_ratio", "follow_offset"] {
+                if let Some(pos) = f.pos_of(field) {
+                    return Err(Diag::new(
+                        pos,
+                        format!("`{field}` belongs to `follows`: give the joint it follows"),
+                    ));
+                }
+            }
+            return Ok(None);
+        };
+        let at = f.pos_of("follows").unwrap_or(e.pos);
+        let ExprKind::Name(path) = &e.kind else {
+            return Err(Diag::new(e.pos, "`follows` expects the name of a joint"));
+        };
+        for field in [q_name, v_name, "flange", "motion"] {
+            let guess = format!("{field}_guess");
+            let given = if f.pos_of(field).is_some() {
+                field
+            } else {
+                guess.as_str()
+            };
+            if let Some(pos) = f.pos_of(field).or(f.pos_of(&guess)) {
+                return Err(Diag::new(
+                    pos,
+                    format!(
+                        "a joint that `follows` another moves with it: `{given}` cannot be given"
+                    ),
+                )
+                .with_help(Some(format!(
+                    "remove it; the leader's coordinate sets this joint's (`follows`, line {})",
+                    at.line
+                ))));
+            }
+        }
+        let written = self.render_path(path, scope)?;
+        let ratio = match f.get("follow_ratio") {
+            Some(e) => self.num(e, scope, Kind::Dimensionless, "follow_ratio")?,
+            None => 1.0,
+        };
+        if ratio == 0.0 {
+            return Err(Diag::new(
+                f.pos_of("follow_ratio").unwrap_or(at),
+                "`follow_ratio` must not be zero (the follower's coordinate per the leader's)",
+            ));
+        }
+        let offset = match f.get("follow_offset") {
+            Some(e) => self.num(e, scope, k_pos, "follow_offset")?,
+            None => 0.0,
+        };
+        Ok(Some(Follow {
+            leader: format!("{}{written}", scope.prefix),
+            ratio,
+            offset,
+            location: self.location(at),
+        }))
+    }
+
     /// A revolute or prismatic joint's end stops (`lower`, `upper`, `stop_stiffness`,
     /// `stop_damping`), of the quantities `kinds` (coordinate, stiffness, damping); `None`
     /// without `lower` and `upper`.
@@ -97,6 +164,9 @@ impl<'a> Evaluator<'a> {
                 "upper",
                 "stop_stiffness",
                 "stop_damping",
+                "follows",
+                "follow_ratio",
+                "follow_offset",
                 "can_collide",
                 "output_forces",
                 "motion",
@@ -117,6 +187,9 @@ impl<'a> Evaluator<'a> {
                 "upper",
                 "stop_stiffness",
                 "stop_damping",
+                "follows",
+                "follow_ratio",
+                "follow_offset",
                 "can_collide",
                 "output_forces",
                 "motion",
@@ -392,6 +465,7 @@ impl<'a> Evaluator<'a> {
                     None => None,
                 };
                 let stop = self.end_stop(&f, scope, &what, (k_pos, k_c, k_d))?;
+                let follows = self.follows(&f, scope, (q_name, v_name), k_pos)?;
                 RawJointKind::Moving(if revolute {
                     JointKind::Revolute {
                         axis,
@@ -403,6 +477,7 @@ impl<'a> Evaluator<'a> {
                         damper,
                         stop,
                         motion: motion.clone(),
+                        follows: follows.clone(),
                     }
                 } else {
                     JointKind::Prismatic {
@@ -415,6 +490,7 @@ impl<'a> Evaluator<'a> {
                         damper,
                         stop,
                         motion,
+                        follows,
                     }
                 })
             }
