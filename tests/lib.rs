@@ -226,3 +226,38 @@ pub fn fuzz_config() -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// The error that refuses the model `source`, when it is loaded or its simulation starts.
+pub fn refusal(source: &str) -> String {
+    match model::load_str_with(source, "m.m3d", &[]) {
+        Ok(spec) => match Simulation::new(spec, SimulationOptions::default()) {
+            Ok(_) => panic!("the model should be refused"),
+            Err(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    }
+}
+
+/// x(t), ẋ(t) of ẍ = `acceleration(x, ẋ)` from (x0, v0) by the classical fourth-order
+/// Runge–Kutta method with step `dt`: an integration of a test's own equation of motion,
+/// independent of the engine's.
+pub fn runge_kutta(
+    acceleration: impl Fn(f64, f64) -> f64,
+    (x0, v0): (f64, f64),
+    until: f64,
+    dt: f64,
+) -> (f64, f64) {
+    let (mut x, mut v) = (x0, v0);
+    for _ in 0..(until / dt).round() as usize {
+        let (k1x, k1v) = (v, acceleration(x, v));
+        let (x2, v2) = (x + 0.5 * dt * k1x, v + 0.5 * dt * k1v);
+        let (k2x, k2v) = (v2, acceleration(x2, v2));
+        let (x3, v3) = (x + 0.5 * dt * k2x, v + 0.5 * dt * k2v);
+        let (k3x, k3v) = (v3, acceleration(x3, v3));
+        let (x4, v4) = (x + dt * k3x, v + dt * k3v);
+        let (k4x, k4v) = (v4, acceleration(x4, v4));
+        x += dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+        v += dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    }
+    (x, v)
+}

@@ -6,9 +6,8 @@
 //!   ±c·δ) integrated by a fourth-order Runge–Kutta method in this file;
 //! - at rest on a stop under gravity, statics: c·δ = m·g·r·cos δ for the shipped barrier boom.
 
-use fmu3d_tests::{load, simulate};
+use fmu3d_tests::{load, refusal, runge_kutta, simulate};
 use fmu_runtime::model;
-use fmu_runtime::simulation::{Simulation, SimulationOptions};
 use std::f64::consts::PI;
 
 /// A slider moving at `v0` between stops at ±0.1 m, no gravity; or (`turning`) a wheel of the
@@ -104,23 +103,7 @@ fn elasto_gap_reference(m: f64, c: f64, d: f64, v0: f64, until: f64, dt: f64) ->
         let damper = (d * v).clamp(-spring, spring);
         -(spring + damper) / m
     };
-    let (mut x, mut v) = (0.0, v0);
-    let steps = (until / dt).round() as usize;
-    for _ in 0..steps {
-        let (k1x, k1v) = (v, acceleration(x, v));
-        let (k2x, k2v) = (
-            v + 0.5 * dt * k1v,
-            acceleration(x + 0.5 * dt * k1x, v + 0.5 * dt * k1v),
-        );
-        let (k3x, k3v) = (
-            v + 0.5 * dt * k2v,
-            acceleration(x + 0.5 * dt * k2x, v + 0.5 * dt * k2v),
-        );
-        let (k4x, k4v) = (v + dt * k3v, acceleration(x + dt * k3x, v + dt * k3v));
-        x += dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        v += dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    }
-    (x, v)
+    runge_kutta(acceleration, (0.0, v0), until, dt)
 }
 
 #[test]
@@ -205,38 +188,28 @@ fn a_boom_pulled_the_other_way_rests_on_its_upper_stop() {
     comes_to_rest_on_its_stop(&run, 90f64.to_radians(), 1.0);
 }
 
-fn load_error(source: &str) -> String {
-    match model::load_str_with(source, "m.m3d", &[]) {
-        Ok(spec) => match Simulation::new(spec, SimulationOptions::default()) {
-            Ok(_) => panic!("the model should be refused"),
-            Err(e) => e.to_string(),
-        },
-        Err(e) => e.to_string(),
-    }
-}
-
 #[test]
 fn an_end_stop_without_a_stiffness_an_empty_range_or_on_a_loop_is_refused() {
     let body = "object b { mass { m = 1; inertia = diag(1, 1, 1) } }\n";
-    let without_stiffness = load_error(&format!(
+    let without_stiffness = refusal(&format!(
         "{body}joint j revolute {{ from = world; to = b; lower = -1; upper = 1 }}"
     ));
     assert!(
         without_stiffness.contains("an end stop needs `stop_stiffness`"),
         "{without_stiffness}"
     );
-    let empty = load_error(&format!(
+    let empty = refusal(&format!(
         "{body}joint j prismatic {{ from = world; to = b; lower = 1; upper = 1; stop_stiffness = 10 }}"
     ));
     assert!(
         empty.contains("`lower` (1) must be less than `upper` (1)"),
         "{empty}"
     );
-    let alone = load_error(&format!(
+    let alone = refusal(&format!(
         "{body}joint j prismatic {{ from = world; to = b; stop_damping = 10 }}"
     ));
     assert!(alone.contains("belongs to an end stop"), "{alone}");
-    let moved = load_error(&format!(
+    let moved = refusal(&format!(
         "{body}joint j revolute {{ from = world; to = b; motion = t; upper = 1; stop_stiffness = 10 }}"
     ));
     assert!(moved.contains("`upper` cannot be given with it"), "{moved}");
@@ -246,7 +219,7 @@ fn an_end_stop_without_a_stiffness_an_empty_range_or_on_a_loop_is_refused() {
         "phi_guess =",
         "lower = -3; upper = 3; stop_stiffness = 100; phi_guess =",
     );
-    let on_loop = load_error(&stopped);
+    let on_loop = refusal(&stopped);
     assert!(on_loop.contains("end stop"), "{on_loop}");
     for message in [without_stiffness, empty, alone, moved, on_loop] {
         eprintln!("{message}");

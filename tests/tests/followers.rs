@@ -9,9 +9,8 @@
 //! it moves the follower with its leader and passes the follower's generalized force back
 //! through the ratio.
 
-use fmu3d_tests::simulate;
+use fmu3d_tests::{refusal, runge_kutta, simulate};
 use fmu_runtime::model;
-use fmu_runtime::simulation::{Simulation, SimulationOptions};
 
 const PENDULUMS: &str = r#"
 model follow
@@ -30,16 +29,7 @@ fn reference(p: &[f64; 6], phi0: f64, until: f64, dt: f64) -> (f64, f64) {
     let inertia = (1e-3 + m_a * l_a * l_a) + r * r * (1e-3 + m_b * l_b * l_b);
     let acceleration =
         |phi: f64| (-m_a * g * l_a * phi.cos() - r * m_b * g * l_b * (r * phi + o).cos()) / inertia;
-    let (mut x, mut v) = (phi0, 0.0);
-    for _ in 0..(until / dt).round() as usize {
-        let (k1x, k1v) = (v, acceleration(x));
-        let (k2x, k2v) = (v + 0.5 * dt * k1v, acceleration(x + 0.5 * dt * k1x));
-        let (k3x, k3v) = (v + 0.5 * dt * k2v, acceleration(x + 0.5 * dt * k2x));
-        let (k4x, k4v) = (v + dt * k3v, acceleration(x + dt * k3x));
-        x += dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        v += dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    }
-    (x, v)
+    runge_kutta(|phi, _| acceleration(phi), (phi0, 0.0), until, dt)
 }
 
 #[test]
@@ -73,18 +63,8 @@ fn a_follower_swings_with_its_leader_as_the_geared_equation_says() {
     }
 }
 
-fn refused(source: &str) -> String {
-    match model::load_str_with(source, "m.m3d", &[]) {
-        Ok(spec) => match Simulation::new(spec, SimulationOptions::default()) {
-            Ok(_) => panic!("the model should be refused"),
-            Err(e) => e.to_string(),
-        },
-        Err(e) => e.to_string(),
-    }
-}
-
 #[test]
-fn a_follower_without_a_leader_with_start_values_or_a_drive_is_refused() {
+fn a_follower_without_a_leader_with_start_values_or_a_drive_is_refusal() {
     let bodies = "object a { mass { m = 1; inertia = diag(1, 1, 1) } }\nobject b { mass { m = 1; inertia = diag(1, 1, 1) } }\nobject p { parent = world; position = [1, 0, 0] }\n";
     let lead = "joint lead revolute { from = world; to = a }\n";
     let cases = [
@@ -118,7 +98,7 @@ fn a_follower_without_a_leader_with_start_values_or_a_drive_is_refused() {
         ),
     ];
     for (source, expected) in cases {
-        let message = refused(&source);
+        let message = refusal(&source);
         eprintln!("{message}");
         assert!(message.contains(expected), "{expected}: {message}");
     }
@@ -127,7 +107,7 @@ fn a_follower_without_a_leader_with_start_values_or_a_drive_is_refused() {
     let with_follower = format!(
         "{fourbar}\nobject tag {{ mass {{ m = 0.1; inertia = diag(1e-4, 1e-4, 1e-4) }} }}\njoint tag_turn revolute {{ from = world; to = tag; follows = rev2 }}\n"
     );
-    let message = refused(&with_follower);
+    let message = refusal(&with_follower);
     eprintln!("{message}");
     assert!(
         message.contains("cannot have joints that follow others yet"),

@@ -3,6 +3,45 @@
 
 use super::*;
 
+/// The fields of revolute and prismatic joints: the same but for the names of their
+/// coordinate and speed.
+const ONE_AXIS_FIELDS: [[&str; 21]; 2] = {
+    const fn fields(
+        q: &'static str,
+        v: &'static str,
+        q_guess: &'static str,
+        v_guess: &'static str,
+    ) -> [&'static str; 21] {
+        [
+            "from",
+            "to",
+            "axis",
+            q,
+            v,
+            q_guess,
+            v_guess,
+            "flange",
+            "spring",
+            "spring_rest",
+            "damper",
+            "lower",
+            "upper",
+            "stop_stiffness",
+            "stop_damping",
+            "follows",
+            "follow_ratio",
+            "follow_offset",
+            "can_collide",
+            "output_forces",
+            "motion",
+        ]
+    }
+    [
+        fields("phi", "w", "phi_guess", "w_guess"),
+        fields("s", "v", "s_guess", "v_guess"),
+    ]
+};
+
 impl<'a> Evaluator<'a> {
     /// A revolute or prismatic joint that follows another (`follows`, `follow_ratio`,
     /// `follow_offset` of the quantity `k_pos`): it has no start values or flange of its own.
@@ -148,52 +187,8 @@ impl<'a> Evaluator<'a> {
         let full = self.declare_kind(d, kind, scope, &KINDS, "joint kind", "joint")?;
         let what = format!("{} joint `{full}`", kind.name);
         let allowed: &[&str] = match kind.name.as_str() {
-            "revolute" => &[
-                "from",
-                "to",
-                "axis",
-                "phi",
-                "w",
-                "phi_guess",
-                "w_guess",
-                "flange",
-                "spring",
-                "spring_rest",
-                "damper",
-                "lower",
-                "upper",
-                "stop_stiffness",
-                "stop_damping",
-                "follows",
-                "follow_ratio",
-                "follow_offset",
-                "can_collide",
-                "output_forces",
-                "motion",
-            ],
-            "prismatic" => &[
-                "from",
-                "to",
-                "axis",
-                "s",
-                "v",
-                "s_guess",
-                "v_guess",
-                "flange",
-                "spring",
-                "spring_rest",
-                "damper",
-                "lower",
-                "upper",
-                "stop_stiffness",
-                "stop_damping",
-                "follows",
-                "follow_ratio",
-                "follow_offset",
-                "can_collide",
-                "output_forces",
-                "motion",
-            ],
+            "revolute" => &ONE_AXIS_FIELDS[0],
+            "prismatic" => &ONE_AXIS_FIELDS[1],
             "free" => &[
                 "from",
                 "to",
