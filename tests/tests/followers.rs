@@ -64,7 +64,7 @@ fn a_follower_swings_with_its_leader_as_the_geared_equation_says() {
 }
 
 #[test]
-fn a_follower_without_a_leader_with_start_values_or_a_drive_is_refusal() {
+fn a_follower_without_a_leader_with_start_values_or_a_drive_is_refused() {
     let bodies = "object a { mass { m = 1; inertia = diag(1, 1, 1) } }\nobject b { mass { m = 1; inertia = diag(1, 1, 1) } }\nobject p { parent = world; position = [1, 0, 0] }\n";
     let lead = "joint lead revolute { from = world; to = a }\n";
     let cases = [

@@ -75,7 +75,6 @@ impl LastEvaluation {
 }
 
 impl MechanismDae {
-    /// Writes the input signals' values at `t` into the flange inputs.
     /// The zero-crossing functions of the contacts: one per collider, none without collision
     /// pairs; the end stops' follow them.
     pub(super) fn contact_root_count(&self) -> usize {
@@ -87,6 +86,7 @@ impl MechanismDae {
         }
     }
 
+    /// Writes the input signals' values at `t` into the flange inputs.
     pub(super) fn apply_inputs(&mut self, t: f64) {
         self.inputs.prescribe(&self.mechanism, t);
         for (signal, kind) in &self.signals {
