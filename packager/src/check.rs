@@ -48,7 +48,19 @@ pub fn run(args: &CheckArgs) -> Result<(), String> {
                     _ => String::new(),
                 };
                 let parent = body.parent.unwrap_or(0);
-                format!("{kind} joint `{}`{axis} to body {parent}", spec.name)
+                let stops = tj.stop.map_or(String::new(), |s| {
+                    format!(", end stops {} … {}", s.lower, s.upper)
+                });
+                let follows = tj.follows.map_or(String::new(), |f| {
+                    format!(
+                        ", follows body {}'s joint at ratio {}, offset {}",
+                        f.leader, f.ratio, f.offset
+                    )
+                });
+                format!(
+                    "{kind} joint `{}`{axis} to body {parent}{stops}{follows}",
+                    spec.name
+                )
             }
         };
         let mass = body
