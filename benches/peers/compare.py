@@ -17,6 +17,7 @@ and its limits are described in docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import os
@@ -56,6 +57,18 @@ class Run:
     # fmu3d: median CPU time of the same run writing its outputs at the model's interval [s]
     cpu_with_outputs: float | None = None
 
+
+
+def read_result(path):
+    """A CSV of `fmu3d simulate` as a structured array whose fields are the variable names: the
+    header read as RFC 4180 says (quoted names, which may hold commas: `ball[1,2].r[1]`)."""
+    with open(path, newline="") as file:
+        names = next(csv.reader(file))
+    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    result = np.empty(len(data), dtype=[(name, float) for name in names])
+    for column, name in enumerate(names):
+        result[name] = data[:, column]
+    return result
 
 def median_times(run_once, repeat: int) -> tuple[float, float]:
     """The medians of `repeat` (wall, CPU) times that `run_once()` returns."""
@@ -153,7 +166,7 @@ def run_fmu3d(
     stats, output_stats = {}, {}
     wall, cpu = median_times(lambda: once(timed, stats), repeat)
     _, cpu_with_outputs = median_times(lambda: once(with_outputs, output_stats), repeat)
-    data = np.genfromtxt(csv, delimiter=",", names=True, deletechars="")
+    data = read_result(csv)
     run = Run(
         "fmu3d",
         setting,
@@ -924,7 +937,7 @@ def pour_fmu3d(workdir: Path, box: PourBox, stop: float, repeat: int) -> dict:
             sys.exit(f"error: no statistics line in the output of fmu3d:\n{text}")
         stats = {k: float(v) for k, v in match.groupdict().items() if v is not None}
         runs.append((stats["wall"], cpu, memory))
-    data = np.genfromtxt(csv, delimiter=",", names=True, deletechars="")
+    data = read_result(csv)
     end = np.array([[data[f"ball[{i}].r[{k}]"][-1] for k in (1, 2, 3)]
                     for i in range(1, box.n + 1)])
     height, outside = box.sanity(end, up=1)

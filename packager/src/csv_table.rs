@@ -1,5 +1,8 @@
-//! A numeric CSV table: a header line of column names, quoted (`"time","a.r[1]"`, as fmpy
-//! writes them) or not, then one line of numbers per row; blank lines are skipped. Every CSV
+//! A numeric CSV table: a header line of column names, quoted as RFC 4180 says
+//! (`"time","ball[1,2].r[1]"`, as fmpy and `fmu3d simulate` write them) or not, then one line
+//! of numbers per row; blank lines are skipped. An unquoted header splits at the commas outside
+//! brackets, so that the array names of files written before the names were quoted
+//! (`ball[1,2].r[1]`) stay one column each. Every CSV
 //! that `fmu3d` reads goes through this one reader, so a result plots, views and animates
 //! alike, and an input table is read by the same rules: [`crate::results`] (`fmu3d plot`,
 //! `fmu3d view --csv`), [`crate::input_table`] (`fmu3d simulate --input`) and
@@ -44,7 +47,7 @@ impl CsvTable {
         let (_, header) = lines
             .next()
             .ok_or("the file is empty: expected a header line")?;
-        let names: Vec<String> = header.split(',').map(|n| field(n).to_string()).collect();
+        let names = header_names(header)?;
         let mut rows = Vec::new();
         for (line, text) in lines {
             let fields: Vec<&str> = text.split(',').map(field).collect();
@@ -86,6 +89,54 @@ impl CsvTable {
     }
 }
 
+/// The header's column names: RFC 4180 fields (a quoted field may hold commas, and `""` for a
+/// quote), split at commas outside quotes and outside brackets; blanks around a field dropped.
+fn header_names(header: &str) -> Result<Vec<String>, String> {
+    let mut names = Vec::new();
+    let mut name = String::new();
+    let (mut quoted, mut depth) = (false, 0usize);
+    let mut chars = header.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                name.push('"');
+            }
+            '"' if quoted => quoted = false,
+            '"' if name.trim().is_empty() => {
+                name.clear();
+                quoted = true;
+            }
+            ',' if !quoted && depth == 0 => names.push(std::mem::take(&mut name)),
+            _ => {
+                match c {
+                    '[' if !quoted => depth += 1,
+                    ']' if !quoted => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                name.push(c);
+            }
+        }
+    }
+    if quoted {
+        return Err(format!(
+            "the header line `{header}` ends inside a quoted name: close it with `\"`"
+        ));
+    }
+    names.push(name);
+    Ok(names.iter().map(|n| n.trim().to_string()).collect())
+}
+
+/// The header line of a CSV with these column names, each quoted as RFC 4180 says (a quote
+/// doubled), so that names with commas (`ball[1,2].r[1]`) stay one column in every reader.
+pub fn header_line<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let quoted: Vec<String> = names
+        .into_iter()
+        .map(|name| format!("\"{}\"", name.replace('"', "\"\"")))
+        .collect();
+    quoted.join(",")
+}
+
 /// One field of a line, without surrounding blanks and quotes.
 fn field(text: &str) -> &str {
     let text = text.trim();
@@ -109,6 +160,23 @@ mod tests {
         assert_eq!(a.column(0), [0.0, 0.5]);
         assert_eq!(a.column(1), b.column(1));
         assert_eq!(a.rows[1].line, 6, "blank lines count in the line numbers");
+    }
+
+    #[test]
+    fn names_with_commas_stay_one_column_quoted_or_not() {
+        let names = ["time", "ball[1,2].r[1]", "say \"hi\", then", "b.v"];
+        let header = header_line(names);
+        assert_eq!(
+            header,
+            r#""time","ball[1,2].r[1]","say ""hi"", then","b.v""#
+        );
+        let written = CsvTable::parse(&format!("{header}\n0,1,2,3\n"), NonNumbers::Refused);
+        assert_eq!(written.unwrap().names, names);
+        // Written before the names were quoted: the array index's comma is no separator.
+        let old = CsvTable::parse("time,ball[1,2].r[1],b.v\n0,1,3\n", NonNumbers::Refused);
+        assert_eq!(old.unwrap().names, ["time", "ball[1,2].r[1]", "b.v"]);
+        let open = CsvTable::parse("\"time,a\n0,1\n", NonNumbers::Refused).unwrap_err();
+        assert!(open.contains("ends inside a quoted name"), "{open}");
     }
 
     #[test]

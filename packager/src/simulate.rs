@@ -370,11 +370,10 @@ fn write_csv(
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.csv", experiment.name)));
-    let mut csv = String::from("time");
-    for name in run.output_names() {
-        csv.push(',');
-        csv.push_str(&name);
-    }
+    let names = run.output_names();
+    let mut csv = crate::csv_table::header_line(
+        std::iter::once("time").chain(names.iter().map(String::as_str)),
+    );
     csv.push('\n');
 
     let started = Instant::now();

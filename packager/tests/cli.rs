@@ -5,6 +5,8 @@
 //! Each malformed file ends with `# expect: LINE:COLUMN: MESSAGE` and, where the error gives a
 //! suggestion, `# help: TEXT`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -108,11 +110,10 @@ fn every_shipped_model_checks_and_simulates() {
             "statistics line: {stderr}"
         );
         let text = std::fs::read_to_string(&csv).expect("csv written");
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        let (header, columns) = common::result_columns(&text);
         assert_eq!(header[0], "time");
-        let rows: Vec<Vec<f64>> = lines
-            .map(|l| l.split(',').map(|v| v.parse().expect("number")).collect())
+        let rows: Vec<Vec<f64>> = (0..columns[0].len())
+            .map(|row| columns.iter().map(|column| column[row]).collect())
             .collect();
         assert_eq!(
             rows.len(),
@@ -217,16 +218,12 @@ fn simulate_reports_the_contact_events() {
 
     let text = std::fs::read_to_string(&csv).expect("csv written");
     std::fs::remove_file(&csv).ok();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let (header, columns) = common::result_columns(&text);
     let column = header
         .iter()
-        .position(|name| *name == "impact.distance")
+        .position(|name| name == "impact.distance")
         .expect("the contact output's distance");
-    let apart: Vec<bool> = lines
-        .map(|line| line.split(',').nth(column).expect("column"))
-        .map(|value| value.parse::<f64>().expect("number") > 0.0)
-        .collect();
+    let apart: Vec<bool> = columns[column].iter().map(|d| *d > 0.0).collect();
     let crossings = apart.windows(2).filter(|w| w[0] != w[1]).count();
     assert!(
         crossings >= 4,

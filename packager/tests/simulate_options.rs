@@ -5,6 +5,8 @@
 //! force of the input table at a = g − 2 μ_k F / m (Coulomb, steel on dry wood μ_k = 0.5, the
 //! documented density of dry wood 700 kg/m³). The model file and its FMU give the same CSV.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -31,21 +33,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A CSV's columns by name.
 fn columns(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let text = std::fs::read_to_string(path).expect("csv written");
-    let mut lines = text.lines();
-    let names: Vec<String> = lines
-        .next()
-        .expect("header")
-        .split(',')
-        .map(String::from)
-        .collect();
-    let mut values = vec![Vec::new(); names.len()];
-    for line in lines {
-        for (column, value) in values.iter_mut().zip(line.split(',')) {
-            column.push(value.parse::<f64>().expect("number"));
-        }
-    }
-    (names, values)
+    common::result_columns(&std::fs::read_to_string(path).expect("csv written"))
 }
 
 fn column<'a>(table: &'a (Vec<String>, Vec<Vec<f64>>), name: &str) -> &'a [f64] {

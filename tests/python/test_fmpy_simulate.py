@@ -13,7 +13,7 @@ import fmpy
 import numpy as np
 import pytest
 
-from conftest import MODELS, assert_same_results, pendulum_period
+from conftest import MODELS, assert_same_results, fmu3d, pendulum_period
 
 RTOL = 1e-9
 
@@ -178,3 +178,45 @@ def test_acceleration_output_follows_the_torque_input_without_a_step(fmus):
         output=["rev.a"],
     )
     assert abs(result["rev.a"][0]) < 1e-9, result["rev.a"][0]
+
+
+GRID_OF_BALLS = """
+model grid "balls named by two indices"
+gravity uniform { g = [0, -9.81, 0] m/s2 }
+for i in 1:2 {
+  for j in 1:2 {
+    object ball[i, j] { shape sphere { diameter = 0.02 m }; mass { material = steel }; output = true }
+    joint drop[i, j] free { from = world; to = ball[i, j]; position = [i*0.1, j*0.1, 0] m }
+  }
+}
+experiment { stop_time = 0.2 s; interval = 0.05 s }
+"""
+
+
+def test_a_result_with_multi_index_names_reads_in_pandas_and_pythons_csv(tmp_path):
+    """`fmu3d simulate` quotes the names of its CSV header as RFC 4180 says (fmpy's result files
+    quote every name), so that a name with a comma, every multi-index array's
+    (`ball[1,2].r[1]`), stays one column in pandas and Python's csv module: the columns are
+    fmpy's outputs of the same model's FMU, by name and by value."""
+    import csv
+
+    import pandas
+
+    model = tmp_path / "grid.m3d"
+    model.write_text(GRID_OF_BALLS)
+    fmu3d("simulate", model, "-o", tmp_path / "grid.csv")
+    fmu3d("build", model, "-o", tmp_path / "grid.fmu")
+    expected = fmpy.simulate_fmu(tmp_path / "grid.fmu", output_interval=0.05)
+    names = list(expected.dtype.names)
+    assert "ball[1,2].r[1]" in names, names
+
+    with open(tmp_path / "grid.csv", newline="") as file:
+        header = next(csv.reader(file))
+    assert header == names, header
+    frame = pandas.read_csv(tmp_path / "grid.csv")
+    assert list(frame.columns) == names, list(frame.columns)
+    worst = max(
+        float(np.max(np.abs(frame[name].to_numpy() - expected[name]))) for name in names
+    )
+    print(f"{len(names)} columns by name, largest difference from fmpy's run {worst:.1e}")
+    assert worst <= 1e-12

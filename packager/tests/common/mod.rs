@@ -114,3 +114,52 @@ pub fn zip_names(fmu: &Path) -> Vec<String> {
         .map(|n| n.expect("a file name").into_owned())
         .collect()
 }
+
+/// The columns of a CSV that `fmu3d simulate` wrote, by name: the header's names as RFC 4180
+/// quotes them (`"ball[1,2].r[1]"`, a quote doubled), every row's numbers.
+pub fn result_columns(text: &str) -> (Vec<String>, Vec<Vec<f64>>) {
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header line");
+    let mut names = Vec::new();
+    let mut rest = header;
+    while !rest.is_empty() {
+        let quoted = rest
+            .strip_prefix('"')
+            .unwrap_or_else(|| panic!("an unquoted name in the header: {header}"));
+        // The closing quote: the first one that is not doubled.
+        let mut name = String::new();
+        let mut chars = quoted.char_indices().peekable();
+        let end = loop {
+            match chars.next() {
+                Some((_, '"')) if matches!(chars.peek(), Some((_, '"'))) => {
+                    chars.next();
+                    name.push('"');
+                }
+                Some((at, '"')) => break at,
+                Some((_, c)) => name.push(c),
+                None => panic!("an unclosed quote in the header: {header}"),
+            }
+        };
+        names.push(name);
+        rest = quoted[end + 1..]
+            .strip_prefix(',')
+            .unwrap_or(&quoted[end + 1..]);
+    }
+    let mut values = vec![Vec::new(); names.len()];
+    for line in lines {
+        let row: Vec<f64> = line
+            .split(',')
+            .map(|v| v.parse().expect("a number"))
+            .collect();
+        assert_eq!(
+            row.len(),
+            names.len(),
+            "a row of {} values: {line}",
+            row.len()
+        );
+        for (column, value) in values.iter_mut().zip(row) {
+            column.push(value);
+        }
+    }
+    (names, values)
+}

@@ -1,7 +1,8 @@
 //! The exact derivative of one contact pair's loads with respect to the motion of its two
 //! bodies: the narrow phase's distance, normal and contact point (closed forms of rounded
-//! points, of a sphere on a box and of two edge capsules), the relative velocities and anchors
-//! at the contact point, an edge–edge contact's weight, and the contact law
+//! points, of a sphere on a box, of two edge capsules and of a rim disc on a box's face), the
+//! relative velocities and anchors at the contact point, the weights of edge–edge contacts and
+//! of the faded features of cylinders and cones, and the contact law
 //! ([`contact_force_derivative`]), chained by hand.
 //!
 //! The motion of a body is varied by a world displacement dp of its origin, a small world
@@ -13,9 +14,10 @@
 //! relative motion of the two witness points along the normal; the normal of two rounded
 //! points turns with their relative motion across it, the normal of a sphere inside a box's
 //! core with the box; a closest point on a box slides along the face or edge it lies on, a
-//! closest point on an edge along the edge (the closest-point conditions differentiated).
-//! Pairs of other shapes (capsules, cylinders, cones, ellipsoids, two boxes: the support-map
-//! refinement) are [`Unsupported`].
+//! closest point on an edge along the edge (the closest-point conditions differentiated); a
+//! rim disc's touching point slides along its rim as the face's normal and the disc's axis turn.
+//! Pairs of other shapes (capsules, whole cylinders and cones, ellipsoids, two boxes: the
+//! support-map refinement; a rim disc on a box's edge or corner) are [`Unsupported`].
 
 use super::super::contacts::{rotation_vector, slip_law, Friction, COS_FACE_ON, SIN_PARALLEL};
 use super::super::kinematics::BodyMotion;
