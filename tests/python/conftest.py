@@ -12,7 +12,6 @@ of `fmu3d` and the runtime library next to it:
     .venv/bin/python -m pytest tests/python -q
 """
 
-import csv
 import ctypes
 import math
 import os
@@ -252,15 +251,13 @@ class Instance:
 
 
 def read_csv(path):
-    """A CSV of `fmu3d simulate` as a structured array whose fields are the variable names: the
-    header read as RFC 4180 says (quoted names, which may hold commas: `ball[1,2].r[1]`)."""
-    with open(path, newline="") as file:
-        names = next(csv.reader(file))
-    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    result = np.empty(len(data), dtype=[(name, float) for name in names])
-    for column, name in enumerate(names):
-        result[name] = data[:, column]
-    return result
+    """A CSV of `fmu3d simulate` as a structured array whose fields are the variable names, read
+    by pandas as a user would (the header's names quoted as RFC 4180 says: `ball[1,2].r[1]` is
+    one column)."""
+    import pandas
+
+    frame = pandas.read_csv(path, dtype=float)
+    return frame.to_records(index=False)
 
 
 @pytest.fixture(scope="session")
