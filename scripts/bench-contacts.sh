@@ -65,8 +65,8 @@ case_row ball_on_ramp "0.3° (held by its rolling resistance)" 10 models/ball_on
 case_row ball_on_ramp "3° (rolls off the ramp's end)" 4 models/ball_on_ramp.m3d --param theta=0.05235987755982988
 case_row gripper "squeeze 20 N" 10 models/gripper.m3d --input "$scratch/squeeze.csv"
 # Friction at the limit: a steel box landing on a dry-wood ramp at 0.98 atan mu_k, dropped 50 µm
-# or placed just touching it (it slides, stops and must stay: less than 1 µm from 1 s to the stop
-# time), and a steel ball, capsule and
+# or placed just touching it, and a steel cone placed lying on its side (each slides, stops and
+# must stay: less than 1 µm from 1 s to the stop time), and a steel ball, capsule and
 # cylinder (radius 3 cm) rolling down the ramp at 15° (their slip at the contact point must stay
 # below 1 µm/s), at three tolerances and three v_small each (at tolerance 1e-4 the rolling ball
 # slips at up to 1.1 µm/s). The ramp is the floor with gravity tilted by theta.
@@ -84,6 +84,10 @@ EOF
 ramp_model 'object body { shape box { lengths = [0.1, 0.04, 0.07] m }; mass { material = steel }; contact { material = steel }; output = true }
 joint slide free { from = world; to = body; position = [0, 0.02005, 0] m }' >"$scratch/box_ramp.m3d"
 sed 's/0.02005, 0] m/0.02, 0] m/' "$scratch/box_ramp.m3d" >"$scratch/placed_box_ramp.m3d"
+# A cone (diameter 50 mm, length 100 mm) lying on its side, on its rim disc and its apex, with
+# the side line along the slope (tests/tests/friction_limit.rs, LYING_CONE).
+ramp_model 'object body { shape cone { diameter = 0.05 m; length = 0.1 m }; mass { material = steel }; contact { material = steel }; output = true }
+joint slide free { from = world; to = body; position = [0, 0.024253563, 0] m; rotation = axis_angle([0.12128133, 0.98518104, -0.12128133], 90.85538614 deg) }' >"$scratch/lying_cone_ramp.m3d"
 ramp_model 'object body { shape sphere { diameter = 0.06 m }; mass { material = steel }; contact { material = steel }; output = true }
 joint roll free { from = world; to = body; position = [-15 m, 0.03 m, 0 m] }' >"$scratch/ball_ramp.m3d"
 for rounded in 'capsule { diameter = 0.06 m; length = 0.1 m }' 'cylinder { diameter = 0.06 m; length = 0.1 m }'; do
@@ -124,6 +128,9 @@ for v_small in 1e-2 1e-3 1e-4; do
         case_row "box placed on a ramp" "0.98 atan μ_k, v_small $v_small m/s, tol $tolerance" 5 \
             "$scratch/placed_box_ramp.m3d" --param theta=0.454375 --param v_small=$v_small --tolerance $tolerance
         friction_figure box "placed box, v_small $v_small, tol $tolerance"
+        case_row "cone placed lying on a ramp" "0.98 atan μ_k, v_small $v_small m/s, tol $tolerance" 5 \
+            "$scratch/lying_cone_ramp.m3d" --param theta=0.454375 --param v_small=$v_small --tolerance $tolerance
+        friction_figure box "lying cone, v_small $v_small, tol $tolerance"
         case_row "ball rolling down a ramp" "15°, v_small $v_small m/s, tol $tolerance" 2 \
             "$scratch/ball_ramp.m3d" --param theta=0.261799 --param v_small=$v_small --tolerance $tolerance
         friction_figure ball "ball, v_small $v_small, tol $tolerance"
