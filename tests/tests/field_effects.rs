@@ -1,6 +1,7 @@
 //! One field's effect each, in a scene where it dominates, against a closed form: the rest
-//! position of a joint's spring, a line damper, a drive train's damper, and a drive spring's
-//! unstretched angle with the start angle of the inertia before it. Each had no test of its own
+//! position of a joint's spring, a prismatic joint's start values and damper, a line spring and
+//! a line damper, a drive train's damper, and a drive spring's unstretched angle with the start
+//! angle of the inertia before it. Each had no test of its own
 //! (docs/testing.md, feature table): a wrong sign or a coefficient off by 10 % in any of them
 //! passed the whole suite.
 //!
@@ -51,6 +52,57 @@ joint pri prismatic { from = world; to = slider; axis = x; s = 0; v = 0; spring 
     // A rest position 10 % off moves the centre of the swing by 0.03 rad (0.01 m).
     assert!(phi < 1e-6, "{phi} rad");
     assert!(s < 1e-8, "{s} m");
+}
+
+/// A prismatic joint started off its spring's rest at a speed, with a damper: c = 50 N/m,
+/// d = 2 N·s/m on 2 kg, `s` = 0.05 m and `v` = 0.3 m/s at t = 0. The damped oscillator
+/// s(t) = e^(−σt) (s0 cos ω_d t + (v0 + σ s0)/ω_d sin ω_d t), σ = d/(2m) = 0.5 /s,
+/// ω_d = √(c/m − σ²). A start value 10 % off moves s by 5 mm (s) or 6 mm (v), a damping 10 %
+/// off by 0.7 mm within the first 2 s.
+#[test]
+fn a_slider_starts_at_its_start_values_and_its_damper_decays_the_swing() {
+    let run = run(
+        r#"
+model damped_slider "a damped slider started off its rest"
+gravity none
+object slider { mass { m = 2 kg; inertia = diag(0.01, 0.01, 0.01) kg.m2 } }
+joint pri prismatic { from = world; to = slider; axis = x; s = 0.05 m; v = 0.3 m/s; spring = 50 N/m; damper = 2 N.s/m }
+"#,
+        4.0,
+        0.01,
+    );
+    let (s0, v0, sigma) = (0.05, 0.3, 0.5);
+    let omega = (25.0f64 - sigma * sigma).sqrt();
+    let expected = |t: f64| {
+        (-sigma * t).exp() * (s0 * (omega * t).cos() + (v0 + sigma * s0) / omega * (omega * t).sin())
+    };
+    let s = largest_error(&run.time, run.column("pri.s"), expected);
+    eprintln!("damped slider from its start values: within {s:.1e} m");
+    assert!(s < 1e-7, "{s} m");
+}
+
+/// A line spring (c = 8 N/m, `length` 1 m) between the world's origin and a free 2 kg body
+/// released at rest at x = 1.2 m: x(t) = 1 + 0.2 cos(2t). A stiffness 10 % off moves x by up to
+/// 4 cm within 4 s, a length 10 % off by 0.1 m.
+#[test]
+fn a_line_spring_swings_a_body_about_its_length() {
+    let run = run(
+        r#"
+model line_spring "a body on a line spring"
+gravity none
+object anchor { parent = world }
+object body { mass { m = 2 kg; inertia = diag(0.01, 0.01, 0.01) kg.m2 }; output = true }
+joint fly free { from = world; to = body; position = [1.2, 0, 0] m }
+force pull spring { from = anchor; to = body; c = 8 N/m; length = 1 m }
+"#,
+        4.0,
+        0.01,
+    );
+    let x = largest_error(&run.time, run.column("body.r[1]"), |t| {
+        1.0 + 0.2 * (2.0 * t).cos()
+    });
+    eprintln!("line spring: x within {x:.1e} m");
+    assert!(x < 1e-6, "{x} m");
 }
 
 /// A line damper (d = 4 N·s/m) between the world's origin and a free 2 kg body that moves away
