@@ -4,6 +4,7 @@
 
 use fmu3d_tests::{simulate, upward_zero_crossings, Trajectory};
 use fmu_runtime::model;
+use fmu_runtime::simulation::{Simulation, SimulationOptions};
 use std::f64::consts::PI;
 
 fn run(source: &str, stop: f64, interval: f64) -> Trajectory {
@@ -246,12 +247,56 @@ drive D2 {{ joint = rail2; force {{ }}; mass {{ m = {m} kg; v = 0.2 m/s }}; spri
     assert!(momentum.iter().all(|p| (p - m * 0.2).abs() < 1e-8));
 }
 
+/// The force and torque sources: the FMU inputs `D.f` (6 N) and `T.tau` (0.3 N·m), set before
+/// the run, accelerate their joint's body and the drive's mass or inertia together, from rest:
+/// s = ½ (f / (m + m_b)) t² and φ = ½ (τ / (J + J_b)) t². A source 10 % off, or reversed, moves
+/// them by 10 % (or 200 %) of their travel.
+#[test]
+fn force_and_torque_sources_accelerate_the_joint_with_the_drives_mass() {
+    let model = r#"
+model sources
+gravity none
+object slider { mass { m = 2 kg; inertia = diag(0.01, 0.01, 0.01) kg.m2 } }
+joint rail prismatic { from = world; to = slider; axis = x }
+drive D { joint = rail; force { }; mass { m = 1 kg } }
+object wheel { mass { m = 1 kg; inertia = diag(0.01, 0.01, 0.02) kg.m2 } }
+joint shaft revolute { from = world; to = wheel; axis = z }
+drive T { joint = shaft; torque { }; inertia { J = 0.01 kg.m2 } }
+"#;
+    let spec = model::load_str_with(model, "sources.m3d", &[]).expect("the model loads");
+    let options = SimulationOptions {
+        tolerance: Some(1e-10),
+        ..SimulationOptions::default()
+    };
+    let mut sim = Simulation::new(spec, options).expect("starts");
+    let force = sim.variables.find("D.f").expect("the force input");
+    let torque = sim.variables.find("T.tau").expect("the torque input");
+    sim.set_input(force, 6.0).expect("an input");
+    sim.set_input(torque, 0.3).expect("an input");
+    let (s, phi) = (
+        sim.variables.find("rail.s").expect("s"),
+        sim.variables.find("shaft.phi").expect("phi"),
+    );
+    let mut worst: f64 = 0.0;
+    for k in 1..=10 {
+        let t = 0.1 * k as f64;
+        sim.advance_to(t).expect("steps");
+        let values = sim.values_of(&[s, phi]);
+        let expected = [0.5 * (6.0 / 3.0) * t * t, 0.5 * (0.3 / 0.03) * t * t];
+        for (value, expected) in values.iter().zip(expected) {
+            worst = worst.max((value - expected).abs() / expected);
+        }
+    }
+    eprintln!("force and torque sources: within {worst:.1e} of ½ a t²");
+    // A constant acceleration is a polynomial the integrator follows to round-off (4e-16).
+    assert!(worst < 1e-12, "{worst}");
+}
+
 /// The drive's states (part angle and speed, motor current) are part of a snapshot: continuing
 /// from a restored snapshot repeats the outputs to the last bit, and the voltage input drives the
 /// motor.
 #[test]
 fn snapshots_hold_the_drive_states() {
-    use fmu_runtime::simulation::{Simulation, SimulationOptions};
     let model = r#"
 model motor_spring
 gravity none

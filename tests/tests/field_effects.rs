@@ -74,7 +74,8 @@ joint pri prismatic { from = world; to = slider; axis = x; s = 0.05 m; v = 0.3 m
     let (s0, v0, sigma) = (0.05, 0.3, 0.5);
     let omega = (25.0f64 - sigma * sigma).sqrt();
     let expected = |t: f64| {
-        (-sigma * t).exp() * (s0 * (omega * t).cos() + (v0 + sigma * s0) / omega * (omega * t).sin())
+        (-sigma * t).exp()
+            * (s0 * (omega * t).cos() + (v0 + sigma * s0) / omega * (omega * t).sin())
     };
     let s = largest_error(&run.time, run.column("pri.s"), expected);
     eprintln!("damped slider from its start values: within {s:.1e} m");
