@@ -812,3 +812,104 @@ fn parameters_change_the_model_before_initialization_only() {
         .last_error()
         .contains("can only be set before fmi2ExitInitializationMode"));
 }
+
+/// In initialization mode (§2.2.7's table: a fixed parameter and an input may be set from
+/// instantiation to fmi2ExitInitializationMode) a parameter and an input set there take
+/// effect: with L = 1 m set in initialization mode and the torque m·g·L set there too, the
+/// pendulum, released horizontal, stays horizontal (statics), where with the start value
+/// L = 0.5 m that torque would lift it.
+#[test]
+fn a_parameter_and_an_input_set_in_initialization_mode_take_effect() {
+    let resources = Resources::new("initialization_mode", MODEL);
+    let slave = Slave::new(&resources);
+    // SAFETY: a live instance.
+    unsafe {
+        assert_eq!(
+            fmi2SetupExperiment(slave.c, FMI2_FALSE, 0.0, 0.0, FMI2_FALSE, 0.0),
+            Fmi2Status::Ok
+        );
+        assert_eq!(fmi2EnterInitializationMode(slave.c), Fmi2Status::Ok);
+    }
+    assert_eq!(slave.set(&[vr("L")], &[1.0]), Fmi2Status::Ok);
+    assert_eq!(slave.set(&[vr("rev.tau")], &[9.81]), Fmi2Status::Ok);
+    // SAFETY: a live instance.
+    unsafe { assert_eq!(fmi2ExitInitializationMode(slave.c), Fmi2Status::Ok) };
+    for k in 0..10 {
+        assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
+    }
+    let (_, values) = slave.get(&[vr("rev.phi"), vr("rev.a"), vr("L"), vr("rev.tau")]);
+    eprintln!(
+        "held by the torque set in initialization mode: phi = {:.1e} rad",
+        values[0]
+    );
+    assert!(
+        values[0].abs() < 1e-9 && values[1].abs() < 1e-9,
+        "{values:?}"
+    );
+    assert_eq!((values[2], values[3]), (1.0, 9.81));
+}
+
+/// fmi2Reset (§2.1.6): "the FMU goes into the same state as if fmi2Instantiate would have
+/// been called": a parameter and an input set before it are back at their start values (read in
+/// initialization mode, where values are readable again), the states at the start, and a run
+/// after it gives a fresh instance's numbers to the last bit.
+#[test]
+fn reset_returns_parameters_inputs_and_states_to_their_start_values() {
+    let resources = Resources::new("reset", MODEL);
+    let fresh = Slave::new(&resources);
+    fresh.initialize(None);
+    for k in 0..20 {
+        assert_eq!(fresh.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
+    }
+    let expected = outputs(&fresh);
+
+    let slave = Slave::new(&resources);
+    assert_eq!(slave.set(&[vr("L")], &[1.0]), Fmi2Status::Ok);
+    slave.initialize(None);
+    assert_eq!(slave.set(&[vr("rev.tau")], &[3.0]), Fmi2Status::Ok);
+    for k in 0..30 {
+        assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
+    }
+    assert_eq!(slave.reset(), Fmi2Status::Ok);
+    // Values are readable again from initialization mode on (§4.2.4).
+    // SAFETY: a live instance.
+    unsafe {
+        assert_eq!(
+            fmi2SetupExperiment(slave.c, FMI2_FALSE, 0.0, 0.0, FMI2_FALSE, 0.0),
+            Fmi2Status::Ok
+        );
+        assert_eq!(fmi2EnterInitializationMode(slave.c), Fmi2Status::Ok);
+    }
+    let (status, values) = slave.get(&[vr("L"), vr("rev.tau"), vr("rev.phi"), vr("rev.w")]);
+    assert_eq!(status, Fmi2Status::Ok);
+    assert_eq!(values, [0.5, 0.0, 0.0, 0.0], "start values after fmi2Reset");
+    // SAFETY: a live instance.
+    unsafe { assert_eq!(fmi2ExitInitializationMode(slave.c), Fmi2Status::Ok) };
+    for k in 0..20 {
+        assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
+    }
+    assert_eq!(outputs(&slave), expected, "a run after fmi2Reset");
+}
+
+/// fmi2Terminate (§2.1.6, §4.2.4): the final values stay readable, unchanged, and a step is
+/// refused with a message.
+#[test]
+fn terminate_keeps_the_final_values_readable_and_refuses_steps() {
+    let resources = Resources::new("terminate", MODEL);
+    let slave = Slave::new(&resources);
+    slave.initialize(None);
+    for k in 0..20 {
+        assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
+    }
+    let last = outputs(&slave);
+    // SAFETY: a live instance.
+    unsafe { assert_eq!(fmi2Terminate(slave.c), Fmi2Status::Ok) };
+    assert_eq!(
+        outputs(&slave),
+        last,
+        "the final values after fmi2Terminate"
+    );
+    assert_ne!(last[0], 0.0f64.to_bits(), "the pendulum has swung");
+    assert_eq!(slave.step(0.2, 0.01), Fmi2Status::Error);
+    assert!(!slave.last_error().is_empty(), "a message says why");
+}
