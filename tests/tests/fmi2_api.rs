@@ -913,3 +913,85 @@ fn terminate_keeps_the_final_values_readable_and_refuses_steps() {
     assert_eq!(slave.step(0.2, 0.01), Fmi2Status::Error);
     assert!(!slave.last_error().is_empty(), "a message says why");
 }
+
+/// The status queries (§4.2.3), kind by kind as the standard defines them, after two steps of
+/// 0.1 s: fmi2DoStepStatus is the last step's result (fmi2OK: no step pends),
+/// fmi2LastSuccessfulTime the end of the last step, fmi2Terminated false (the slave never asks
+/// to stop); a kind a function cannot give (fmi2PendingStatus: nothing pends; no integer
+/// kind exists) is fmi2Discard with nothing written; a null value pointer is fmi2Error.
+#[test]
+fn status_queries_answer_by_kind_as_the_standard_defines() {
+    let resources = Resources::new("status", MODEL);
+    let slave = Slave::new(&resources);
+    slave.initialize(None);
+    assert_eq!(slave.step(0.0, 0.1), Fmi2Status::Ok);
+    assert_eq!(slave.step(0.1, 0.1), Fmi2Status::Ok);
+    // SAFETY: a live instance and writable values.
+    unsafe {
+        let mut status = Fmi2Status::Fatal;
+        assert_eq!(
+            fmi2GetStatus(slave.c, FMI2_DO_STEP_STATUS, &mut status),
+            Fmi2Status::Ok
+        );
+        assert_eq!(status, Fmi2Status::Ok);
+        let mut time = f64::NAN;
+        assert_eq!(
+            fmi2GetRealStatus(slave.c, FMI2_LAST_SUCCESSFUL_TIME, &mut time),
+            Fmi2Status::Ok
+        );
+        assert!((time - 0.2).abs() < 1e-15, "last successful time {time}");
+        let mut terminated = 7;
+        assert_eq!(
+            fmi2GetBooleanStatus(slave.c, FMI2_TERMINATED, &mut terminated),
+            Fmi2Status::Ok
+        );
+        assert_eq!(terminated, FMI2_FALSE);
+
+        let mut untouched = Fmi2Status::Fatal;
+        assert_eq!(
+            fmi2GetStatus(slave.c, FMI2_LAST_SUCCESSFUL_TIME, &mut untouched),
+            Fmi2Status::Discard
+        );
+        assert_eq!(untouched, Fmi2Status::Fatal, "nothing written");
+        let mut time = f64::NAN;
+        assert_eq!(
+            fmi2GetRealStatus(slave.c, FMI2_DO_STEP_STATUS, &mut time),
+            Fmi2Status::Discard
+        );
+        assert!(time.is_nan(), "nothing written");
+        let mut flag = 7;
+        assert_eq!(
+            fmi2GetBooleanStatus(slave.c, FMI2_LAST_SUCCESSFUL_TIME, &mut flag),
+            Fmi2Status::Discard
+        );
+        assert_eq!(flag, 7, "nothing written");
+        let mut integer = 7;
+        for kind in [
+            FMI2_DO_STEP_STATUS,
+            FMI2_PENDING_STATUS,
+            FMI2_LAST_SUCCESSFUL_TIME,
+            FMI2_TERMINATED,
+        ] {
+            assert_eq!(
+                fmi2GetIntegerStatus(slave.c, kind, &mut integer),
+                Fmi2Status::Discard
+            );
+        }
+        assert_eq!(integer, 7, "nothing written");
+        let mut text: Fmi2String = std::ptr::null();
+        assert_eq!(
+            fmi2GetStringStatus(slave.c, FMI2_PENDING_STATUS, &mut text),
+            Fmi2Status::Discard
+        );
+        assert!(text.is_null(), "nothing written");
+        assert_eq!(
+            fmi2GetRealStatus(slave.c, FMI2_LAST_SUCCESSFUL_TIME, std::ptr::null_mut()),
+            Fmi2Status::Error
+        );
+    }
+    assert!(
+        slave.last_error().contains("value"),
+        "the message names the argument: {}",
+        slave.last_error()
+    );
+}
