@@ -331,7 +331,7 @@ fn bad_arguments_return_errors_with_messages_and_reset_recovers() {
         fn(&Slave, u32, u32) -> Fmi2Status,
         &'static str,
     );
-    let cases: [Case; 10] = [
+    let cases: [Case; 12] = [
         (
             "null vr[]",
             |s, _, _| unsafe { fmi2GetReal(s.c, std::ptr::null(), 1, [0.0].as_mut_ptr()) },
@@ -374,8 +374,18 @@ fn bad_arguments_return_errors_with_messages_and_reset_recovers() {
             "below the resolution of the time",
         ),
         (
+            "an infinite step",
+            |s, _, _| s.step(0.0, f64::INFINITY),
+            "communicationStepSize must be a positive",
+        ),
+        (
             "a step that does not continue",
             |s, _, _| s.step(0.5, 0.01),
+            "does not continue from the last communication point",
+        ),
+        (
+            "a communication point that is not a number",
+            |s, _, _| s.step(f64::NAN, 0.01),
             "does not continue from the last communication point",
         ),
         (
