@@ -1,6 +1,6 @@
 //! One field's effect each, in a scene where it dominates, against a closed form: the rest
 //! position of a joint's spring, a prismatic joint's start values and damper, a line spring and
-//! a line damper, a point mass's gravity, a drive train's damper, and a drive spring's unstretched angle with the start
+//! a line damper, a point mass's gravity, a contact output's distance, a drive train's damper, and a drive spring's unstretched angle with the start
 //! angle of the inertia before it. Each had no test of its own
 //! (docs/testing.md, feature table): a wrong sign or a coefficient off by 10 % in any of them
 //! passed the whole suite.
@@ -129,6 +129,39 @@ joint fly free { from = world; to = body; position = [1.5, 0, 0] m; v = [0, 2, 0
     eprintln!("orbit: x within {x:.1e} m, y within {y:.1e} m");
     // The integrator's phase error grows along the orbit: 1.2e-5 m after 1.3 turns.
     assert!(x < 3e-5 && y < 3e-5, "x {x} m, y {y} m");
+}
+
+/// A `contact_output`'s `distance` and `penetration` against the geometry: a ball (diameter
+/// 100 mm) lowered by a prescribed motion, y(t) = 0.1 − 0.1 t m, onto a table whose top is at
+/// y = 0: distance y − 0.05 m (negative while it penetrates), penetration max(0, 0.05 − y).
+/// A radius or a sign off shifts them by millimetres.
+#[test]
+fn a_contact_outputs_distance_and_penetration_follow_the_geometry() {
+    let run = run(
+        r#"
+model lowered_ball "a ball lowered into a table"
+gravity none
+object table { parent = world; position = [0, -0.05, 0] m; shape box { lengths = [1, 0.1, 1] m }; contact { material = dry_wood } }
+object ball { shape sphere { diameter = 0.1 m }; mass { material = steel }; contact { material = steel } }
+joint lift prismatic { from = world; to = ball; axis = y; motion = 0.1 - 0.1*t; can_collide = true }
+contact_output touch { from = ball; to = table }
+"#,
+        0.8,
+        0.01,
+    );
+    let distance = largest_error(&run.time, run.column("touch.distance"), |t| {
+        0.1 - 0.1 * t - 0.05
+    });
+    let penetration = largest_error(&run.time, run.column("touch.penetration"), |t| {
+        (0.05 - (0.1 - 0.1 * t)).max(0.0)
+    });
+    eprintln!(
+        "contact output: distance within {distance:.1e} m, penetration within {penetration:.1e} m"
+    );
+    assert!(
+        distance < 1e-12 && penetration < 1e-12,
+        "{distance} m, {penetration} m"
+    );
 }
 
 /// A line damper (d = 4 N·s/m) between the world's origin and a free 2 kg body that moves away
