@@ -88,6 +88,62 @@ fn cylindrical_slide_and_spin_are_decoupled() {
     assert!(phi_error < 1e-9, "spin error {phi_error:e} rad");
 }
 
+/// The flange inputs of a universal and a planar joint, `flange = force`, without gravity: a
+/// ball of equal principal inertias J (centre at the joint) under τ_a and τ_b turns as
+/// φ_a = ½ τ_a/J t², φ_b = ½ τ_b/J t² (its kinetic energy ½ J (φ̇_a² + φ̇_b²): the second axis,
+/// turned about the first, stays perpendicular to it); a puck under f_x, f_y and τ slides and
+/// turns as s = ½ f/m t², φ = ½ τ/J t². An input read into another coordinate, or with its sign
+/// reversed, moves them by their whole travel.
+#[test]
+fn universal_and_planar_flange_inputs_drive_each_coordinate() {
+    let text = r#"
+model flanges "universal and planar joints driven through their flanges"
+gravity none
+object ball { mass { m = 1 kg; inertia = diag(0.02, 0.02, 0.02) kg.m2 } }
+joint u universal { from = world; to = ball; axis_a = x; axis_b = y; flange = force }
+object puck { mass { m = 0.5 kg; inertia = diag(0.001, 0.001, 0.002) kg.m2 } }
+joint p planar { from = world; to = puck; normal = z; flange = force }
+"#;
+    let spec = model::load_str(text, "flanges.m3d").expect("loads");
+    let options = SimulationOptions {
+        tolerance: Some(1e-10),
+        ..SimulationOptions::default()
+    };
+    let mut sim = Simulation::new(spec, options).expect("starts");
+    for (name, value) in [
+        ("u.tau_a", 0.1),
+        ("u.tau_b", -0.05),
+        ("p.f_x", 1.0),
+        ("p.f_y", -0.5),
+        ("p.tau", 0.01),
+    ] {
+        let input = sim.variables.find(name).expect("an input");
+        sim.set_input(input, value).expect("an input");
+    }
+    let coordinates: Vec<(usize, f64)> = [
+        ("u.phi_a", 0.1 / 0.02),
+        ("u.phi_b", -0.05 / 0.02),
+        ("p.s_x", 1.0 / 0.5),
+        ("p.s_y", -0.5 / 0.5),
+        ("p.phi", 0.01 / 0.002),
+    ]
+    .iter()
+    .map(|(name, a)| (sim.variables.find(name).expect("a coordinate"), *a))
+    .collect();
+    let mut worst = 0.0f64;
+    for k in 1..=50 {
+        let t = k as f64 * 0.01;
+        sim.advance_to(t).expect("steps");
+        let indices: Vec<usize> = coordinates.iter().map(|(i, _)| *i).collect();
+        for (value, (_, a)) in sim.values_of(&indices).iter().zip(&coordinates) {
+            worst = worst.max((value - 0.5 * a * t * t).abs());
+        }
+    }
+    eprintln!("universal and planar flanges: coordinates within {worst:.1e} of ½ a t²");
+    // Polynomial motions, integrated exactly up to rounding.
+    assert!(worst < 1e-10, "{worst}");
+}
+
 /// In a plane tilted by α the puck slides down with g·sin α along the slope, keeps its speed
 /// across the slope and its spin about the normal.
 #[test]
