@@ -39,26 +39,20 @@ drive D {
 }
 "#;
 
-/// Voltage step V on a motor (R, L, k, rotor J_m) through a gear of ratio n on the load inertia
-/// J_L plus the body's J_b. With J = J_m n² + J_L + J_b and the load speed w:
-///   L di/dt = V − R i − k n w,   J dw/dt = n k i,
-/// a linear system x' = A x + b with equilibrium i = 0, w = V/(k n); from i0 at rest
-/// x(t) = x∞ + e^{At}(x0 − x∞), and for real eigenvalues λ1 ≠ λ2 of A
-/// e^{At} = (λ1 e^{λ2 t} − λ2 e^{λ1 t})/(λ1 − λ2) I + (e^{λ1 t} − e^{λ2 t})/(λ1 − λ2) A.
-/// The largest deviations, relative to the peak current and its speed, torque and power, of
-/// current, speed, motor speed, motor torque, electrical power and flange torque.
-fn dc_motor_step(i0: f64) -> [f64; 6] {
-    let (v, r, l, k, j_m, n, j_l, j_b): (f64, f64, f64, f64, f64, f64, f64, f64) =
-        (6.0, 0.5, 0.5e-3, 0.05, 2e-5, 10.0, 0.01, 0.002);
-    let j = j_m * n * n + j_l + j_b;
-    let a = [[-r / l, -k * n / l], [n * k / j, 0.0]];
+/// The reduced inertia of [`MOTOR`] at the load: J_m n² + J_L + J_b.
+const MOTOR_J: f64 = 2e-5 * 10.0 * 10.0 + 0.01 + 0.002;
+
+/// [`MOTOR`]'s current and load speed from i0 at rest (see [`dc_motor_step`]).
+fn motor_closed_form(i0: f64) -> impl Fn(f64) -> [f64; 2] {
+    let (v, r, l, k, n): (f64, f64, f64, f64, f64) = (6.0, 0.5, 0.5e-3, 0.05, 10.0);
+    let a = [[-r / l, -k * n / l], [n * k / MOTOR_J, 0.0]];
     let trace = a[0][0] + a[1][1];
     let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
     let disc = trace * trace - 4.0 * det;
     assert!(disc > 0.0, "the test's parameters give real eigenvalues");
     let (l1, l2) = ((trace + disc.sqrt()) / 2.0, (trace - disc.sqrt()) / 2.0);
     let x_inf = [0.0, v / (k * n)];
-    let state = |t: f64| {
+    move |t: f64| {
         let c0 = (l1 * (l2 * t).exp() - l2 * (l1 * t).exp()) / (l1 - l2);
         let c1 = ((l1 * t).exp() - (l2 * t).exp()) / (l1 - l2);
         let d = [i0 - x_inf[0], -x_inf[1]];
@@ -70,7 +64,22 @@ fn dc_motor_step(i0: f64) -> [f64; 6] {
             x_inf[0] + c0 * d[0] + c1 * ad[0],
             x_inf[1] + c0 * d[1] + c1 * ad[1],
         ]
-    };
+    }
+}
+
+/// Voltage step V on a motor (R, L, k, rotor J_m) through a gear of ratio n on the load inertia
+/// J_L plus the body's J_b. With J = J_m n² + J_L + J_b and the load speed w:
+///   L di/dt = V − R i − k n w,   J dw/dt = n k i,
+/// a linear system x' = A x + b with equilibrium i = 0, w = V/(k n); from i0 at rest
+/// x(t) = x∞ + e^{At}(x0 − x∞), and for real eigenvalues λ1 ≠ λ2 of A
+/// e^{At} = (λ1 e^{λ2 t} − λ2 e^{λ1 t})/(λ1 − λ2) I + (e^{λ1 t} − e^{λ2 t})/(λ1 − λ2) A.
+/// The largest deviations, relative to the peak current and its speed, torque and power, of
+/// current, speed, motor speed, motor torque, electrical power and flange torque.
+fn dc_motor_step(i0: f64) -> [f64; 6] {
+    let (v, k, n, j_b) = (6.0, 0.05, 10.0, 0.002);
+    let j = MOTOR_J;
+    let state = motor_closed_form(i0);
+    let x_inf = [0.0, v / (k * n)];
     let source = MOTOR.replace("v = V }", &format!("v = V; i = {i0} A }}"));
     let run = run(&source, 0.3, 1e-3);
     let i_peak = run.column("D.i").iter().cloned().fold(0.0, f64::max);
@@ -290,6 +299,50 @@ drive T { joint = shaft; torque { }; inertia { J = 0.01 kg.m2 } }
     eprintln!("force and torque sources: within {worst:.1e} of ½ a t²");
     // A constant acceleration is a polynomial the integrator follows to round-off (4e-16).
     assert!(worst < 1e-12, "{worst}");
+}
+
+/// A snapshot of the motor's run taken at 0.05 s, during the current's rise, restored into a
+/// fresh simulation that continues to 0.3 s: current and speed follow the step response's
+/// closed form from rest at 0, as if never interrupted. A snapshot without the drive's states
+/// (the current, the part's angle and speed) would restart the fresh run's current from 0 A
+/// at 0.05 s, off by amperes.
+#[test]
+fn a_restored_snapshot_continues_the_motors_step_response() {
+    let spec = || model::load_str_with(MOTOR, "drive.m3d", &[]).expect("the model loads");
+    let options = || SimulationOptions {
+        tolerance: Some(1e-10),
+        ..SimulationOptions::default()
+    };
+    let mut first = Simulation::new(spec(), options()).expect("starts");
+    first.advance_to(0.05).expect("steps");
+    let snapshot = first.snapshot().expect("a snapshot");
+    let mut fresh = Simulation::new(spec(), options()).expect("starts");
+    fresh.restore(&snapshot).expect("restores");
+    assert_eq!(
+        fresh.time(),
+        0.05,
+        "the fresh run continues from the snapshot"
+    );
+    let (current, speed) = (
+        fresh.variables.find("D.i").expect("the current"),
+        fresh.variables.find("shaft.w").expect("the speed"),
+    );
+    let state = motor_closed_form(0.0);
+    let (i_scale, w_scale) = (10.0, 6.0 / (0.05 * 10.0));
+    let mut worst = 0.0f64;
+    for k in 6..=30 {
+        let t = 0.01 * k as f64;
+        fresh.advance_to(t).expect("steps");
+        let values = fresh.values_of(&[current, speed]);
+        let expected = state(t);
+        worst = worst
+            .max((values[0] - expected[0]).abs() / i_scale)
+            .max((values[1] - expected[1]).abs() / w_scale);
+    }
+    eprintln!(
+        "motor restored at 0.05 s: within {worst:.1e} of the closed form (of 10 A, 12 rad/s)"
+    );
+    assert!(worst < 1e-8, "{worst}");
 }
 
 /// The drive's states (part angle and speed, motor current) are part of a snapshot: continuing
