@@ -1,12 +1,13 @@
 //! One field's effect each, in a scene where it dominates, against a closed form: the rest
 //! position of a joint's spring, a prismatic joint's start values and damper, a line spring and
-//! a line damper, a free joint's start rotation and spin, a point mass's gravity, a contact
+//! a line damper, a fixed joint's rotation, a free joint's start rotation and spin, a point mass's gravity, a contact
 //! output's distance, a drive train's damper, and a drive spring's unstretched angle with the start
 //! angle of the inertia before it. Each had no test of its own
 //! (docs/testing.md, feature table): a wrong sign or a coefficient off by 10 % in any of them
 //! passed the whole suite.
 //!
-//! No gravity but in the orbit: each other motion is a linear oscillator or a linear decay.
+//! No gravity but in the orbit and under the turned bob: each other motion is a linear
+//! oscillator or a linear decay.
 
 use fmu3d_tests::simulate;
 use fmu_runtime::model;
@@ -201,6 +202,32 @@ joint fly free { from = world; to = body; rotation = axis_angle([0, 0, 1], 90 de
     }
     eprintln!("turned and spinning body: Q within {worst:.1e}");
     assert!(worst < 1e-7, "{worst}");
+}
+
+/// A `fixed` joint's `rotation`, axis and sign: a pendulum about z whose bob hangs from it
+/// through a fixed joint at [1, 0, 0] turned 90° about x, the bob's centre at [0, 0, 0.5] in its
+/// own frame, so at [1, −0.5, 0] in the pendulum's (R_x(90°) takes z to −y). Gravity along −x
+/// then turns the pendulum with α = −0.5 m g / (I + m (1² + 0.5²)) at rest; a turn the other
+/// way puts the bob at +0.5 and reverses α, a turn about another axis leaves it 0.
+#[test]
+fn a_fixed_joints_rotation_places_the_bob_by_its_axis_and_sign() {
+    let run = run(
+        r#"
+model turned_bob "a bob on a turned fixed joint"
+gravity uniform { g = [-9.81, 0, 0] m/s2 }
+object arm { }
+joint rev revolute { from = world; to = arm; axis = z; flange = force }
+object bob { mass { m = 1 kg; center = [0, 0, 0.5] m; inertia = diag(0.001, 0.001, 0.001) kg.m2 } }
+joint hold fixed { from = arm; to = bob; position = [1, 0, 0] m; rotation = axis_angle([1, 0, 0], 90 deg) }
+"#,
+        0.01,
+        0.01,
+    );
+    let expected = -0.5 * 9.81 / (0.001 + 1.25);
+    let alpha = run.column("rev.a")[0];
+    let error = (alpha - expected).abs() / expected.abs();
+    eprintln!("bob turned by a fixed joint: α = {alpha:.6} rad/s² ({expected:.6}), {error:.1e}");
+    assert!(error < 1e-12, "α = {alpha}, expected {expected}");
 }
 
 /// A line damper (d = 4 N·s/m) between the world's origin and a free 2 kg body that moves away
