@@ -1,8 +1,8 @@
 //! One field's effect each, in a scene where it dominates, against a closed form: the rest
 //! position of a joint's spring, a prismatic joint's start values and damper, a line spring and
-//! a line damper, a fixed joint's rotation, a free joint's start rotation and spin, a point mass's gravity, a contact
-//! output's distance, a drive train's damper, and a drive spring's unstretched angle with the start
-//! angle of the inertia before it. Each had no test of its own
+//! a line damper, a fixed joint's rotation, a free joint's start rotation and spin, a point
+//! mass's gravity, a contact output's distance, a drive train's damper, and a drive spring's
+//! unstretched angle with the start angle of the inertia before it. Each had no test of its own
 //! (docs/testing.md, feature table): a wrong sign or a coefficient off by 10 % in any of them
 //! passed the whole suite.
 //!
