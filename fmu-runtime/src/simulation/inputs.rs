@@ -50,9 +50,11 @@ impl Simulation {
     /// now on constant until its derivatives are set.
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), SimulationError> {
         let t = self.time();
+        let tolerance = self.ida.system().tolerance;
         let signal = self.input_signal(index)?;
         let before = *signal;
-        let jumped = signal.jumped || value != signal.at(t);
+        let old = signal.at(t);
+        let jumped = signal.jumped || value != old;
         *signal = InputSignal {
             value,
             derivatives: [0.0; MAX_INPUT_DERIVATIVE_ORDER],
@@ -63,6 +65,13 @@ impl Simulation {
         let changed = !signal.same_function_from(&before, t);
         self.inputs_changed |= changed;
         self.derivatives_stale |= self.model_exchange && changed;
+        // A master that interpolates an input (its derivatives given next) keeps it continuous
+        // up to its interpolation error, and the integrator keeps its history. A value that
+        // jumps by more than the tolerance is a discontinuity all the same (the first value of
+        // a run, a step in the master's signal): ẏ jumps with it, and steps that carried on
+        // from the old ẏ fail their error test down to the smallest step at tight tolerances.
+        self.restart_pending |=
+            !self.model_exchange && (value - old).abs() > tolerance * value.abs().max(old.abs());
         Ok(())
     }
 
