@@ -911,3 +911,57 @@ fn contact_outputs_name_two_objects() {
         "`to`",
     );
 }
+
+/// `for` (docs/model-format.md, *Repetition*): the body is repeated for i = FIRST … LAST, none
+/// when LAST < FIRST; several indices name `grid[1,2]`; the loop variable reaches every
+/// expression of the body (a position) and the references (`tip[i-1]`). Counted against the
+/// bounds, and each repetition's position against its index.
+#[test]
+fn for_repeats_its_body_once_per_index_within_the_bounds() {
+    let s = load(
+        r#"
+model loops
+parameters { N = 3 }
+object tip[0] { parent = world }
+for i in 1:N {
+  object link[i] { parent = tip[i-1]; position = [i, 0, 0] }
+  object tip[i] { parent = link[i]; position = [0, 2*i, 0] }
+}
+for i in 2:1 { object never[i] { parent = world } }
+for i in 1:2 {
+  for j in 3:4 { object grid[i, j] { parent = world; position = [i, j, 0] } }
+}
+"#,
+    );
+    let names: Vec<&str> = s.objects.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "tip[0]",
+            "link[1]",
+            "tip[1]",
+            "link[2]",
+            "tip[2]",
+            "link[3]",
+            "tip[3]",
+            "grid[1,3]",
+            "grid[1,4]",
+            "grid[2,3]",
+            "grid[2,4]"
+        ]
+    );
+    for i in 1..=3 {
+        let link = object(&s, &format!("link[{i}]"));
+        assert_eq!(
+            link.parent.as_deref(),
+            Some(format!("tip[{}]", i - 1).as_str())
+        );
+        assert!(close(link.position.x, i as f64));
+        assert!(close(
+            object(&s, &format!("tip[{i}]")).position.y,
+            2.0 * i as f64
+        ));
+    }
+    let grid = object(&s, "grid[2,3]");
+    assert!(close(grid.position.x, 2.0) && close(grid.position.y, 3.0));
+}
