@@ -216,13 +216,20 @@ impl Slave {
     }
 
     pub fn initialize(&self, stop: Option<f64>) {
+        self.enter_initialization(None, stop);
+        self.exit_initialization();
+    }
+
+    /// fmi2SetupExperiment (with the `tolerance` and `stop` time given, if any) and
+    /// fmi2EnterInitializationMode, each asserted fmi2OK.
+    pub fn enter_initialization(&self, tolerance: Option<f64>, stop: Option<f64>) {
         // SAFETY: a live instance.
         unsafe {
             assert_eq!(
                 fmi2SetupExperiment(
                     self.c,
-                    FMI2_FALSE,
-                    0.0,
+                    tolerance.is_some() as i32,
+                    tolerance.unwrap_or(0.0),
                     0.0,
                     stop.is_some() as i32,
                     stop.unwrap_or(0.0)
@@ -230,8 +237,13 @@ impl Slave {
                 Fmi2Status::Ok
             );
             assert_eq!(fmi2EnterInitializationMode(self.c), Fmi2Status::Ok);
-            assert_eq!(fmi2ExitInitializationMode(self.c), Fmi2Status::Ok);
         }
+    }
+
+    /// fmi2ExitInitializationMode, asserted fmi2OK.
+    pub fn exit_initialization(&self) {
+        // SAFETY: a live instance.
+        unsafe { assert_eq!(fmi2ExitInitializationMode(self.c), Fmi2Status::Ok) };
     }
 
     pub fn get(&self, vr: &[u32]) -> (Fmi2Status, Vec<f64>) {

@@ -832,18 +832,10 @@ fn parameters_change_the_model_before_initialization_only() {
 fn a_parameter_and_an_input_set_in_initialization_mode_take_effect() {
     let resources = Resources::new("initialization_mode", MODEL);
     let slave = Slave::new(&resources);
-    // SAFETY: a live instance.
-    unsafe {
-        assert_eq!(
-            fmi2SetupExperiment(slave.c, FMI2_FALSE, 0.0, 0.0, FMI2_FALSE, 0.0),
-            Fmi2Status::Ok
-        );
-        assert_eq!(fmi2EnterInitializationMode(slave.c), Fmi2Status::Ok);
-    }
+    slave.enter_initialization(None, None);
     assert_eq!(slave.set(&[vr("L")], &[1.0]), Fmi2Status::Ok);
     assert_eq!(slave.set(&[vr("rev.tau")], &[9.81]), Fmi2Status::Ok);
-    // SAFETY: a live instance.
-    unsafe { assert_eq!(fmi2ExitInitializationMode(slave.c), Fmi2Status::Ok) };
+    slave.exit_initialization();
     for k in 0..10 {
         assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
     }
@@ -882,19 +874,11 @@ fn reset_returns_parameters_inputs_and_states_to_their_start_values() {
     }
     assert_eq!(slave.reset(), Fmi2Status::Ok);
     // Values are readable again from initialization mode on (§4.2.4).
-    // SAFETY: a live instance.
-    unsafe {
-        assert_eq!(
-            fmi2SetupExperiment(slave.c, FMI2_FALSE, 0.0, 0.0, FMI2_FALSE, 0.0),
-            Fmi2Status::Ok
-        );
-        assert_eq!(fmi2EnterInitializationMode(slave.c), Fmi2Status::Ok);
-    }
+    slave.enter_initialization(None, None);
     let (status, values) = slave.get(&[vr("L"), vr("rev.tau"), vr("rev.phi"), vr("rev.w")]);
     assert_eq!(status, Fmi2Status::Ok);
     assert_eq!(values, [0.5, 0.0, 0.0, 0.0], "start values after fmi2Reset");
-    // SAFETY: a live instance.
-    unsafe { assert_eq!(fmi2ExitInitializationMode(slave.c), Fmi2Status::Ok) };
+    slave.exit_initialization();
     for k in 0..20 {
         assert_eq!(slave.step(k as f64 * 0.01, 0.01), Fmi2Status::Ok);
     }
@@ -1028,16 +1012,10 @@ joint rev revolute { from = world; to = wheel; axis = z; flange = force }
 fn input_derivatives_extrapolate_the_input_over_the_step() {
     let resources = Resources::new("input_derivatives", WHEEL);
     let slave = Slave::new(&resources);
-    // SAFETY: a live instance. The tolerance 1e-10: the integrator follows the quartic to its
-    // tolerance (2.3e-6 at the default 1e-6, 3.9e-10 here).
-    unsafe {
-        assert_eq!(
-            fmi2SetupExperiment(slave.c, FMI2_TRUE, 1e-10, 0.0, FMI2_FALSE, 0.0),
-            Fmi2Status::Ok
-        );
-        assert_eq!(fmi2EnterInitializationMode(slave.c), Fmi2Status::Ok);
-        assert_eq!(fmi2ExitInitializationMode(slave.c), Fmi2Status::Ok);
-    }
+    // The tolerance 1e-10: the integrator follows the quartic to its tolerance (2.3e-6 at the
+    // default 1e-6, 3.9e-10 here).
+    slave.enter_initialization(Some(1e-10), None);
+    slave.exit_initialization();
     let tau = value_reference(WHEEL, "rev.tau");
     assert_eq!(slave.set(&[tau], &[0.1]), Fmi2Status::Ok);
     assert_eq!(slave.set_derivatives(&[tau], 1, &[0.3]), Fmi2Status::Ok);

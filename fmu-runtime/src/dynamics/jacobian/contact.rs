@@ -27,7 +27,7 @@ use crate::collision::response::{
     contact_force, contact_force_derivative, smoothstep, smoothstep_slope, ContactState,
     ContactStateDerivative,
 };
-use crate::collision::{segment_ends, Contact, Core};
+use crate::collision::{segment_ends, Contact, Core, Shape};
 use nalgebra::{Isometry3, Matrix3, Point3, SMatrix, Unit, Vector3};
 
 /// Columns of a pair's derivatives: per body (collider a's, then b's) position, rotation,
@@ -276,8 +276,8 @@ fn sphere_box(
     }
 }
 
-/// A rim disc (centre and axis z of `pose`, on `disc`, core radius `radius`, rounded by
-/// `margin`) on the face of a box (`box_pose`, core half extents `h`, rounded by `box_margin`,
+/// A rim disc (`shape`: centre and axis z of `pose`, on `disc`, core radius `radius`, rounded by
+/// its margin) on the face of a box (`box_pose`, core half extents `h`, rounded by `box_margin`,
 /// on `boxed`) that `contact` (the narrow phase's, normal from the disc to the box) touches, as
 /// `contact_on_box_face`; [`Unsupported`] where the contact is not a face contact (an edge or
 /// a corner of the box). The normal is the face's and turns with the box; the disc touches at
@@ -287,17 +287,17 @@ fn sphere_box(
 #[allow(clippy::too_many_arguments)]
 fn disc_on_box_face(
     disc: &Side,
+    shape: &Shape,
     pose: &Isometry3<f64>,
     radius: f64,
-    margin: f64,
     boxed: &Side,
     box_pose: &Isometry3<f64>,
     h: &Vector3<f64>,
     box_margin: f64,
     contact: &Contact,
 ) -> Result<Geometry, Unsupported> {
-    let shape = crate::collision::Shape::rim_disc(radius, margin);
-    let exact = contact_on_box_face(&shape, pose, box_pose, h, box_margin, &contact.normal)
+    let margin = shape.margin();
+    let exact = contact_on_box_face(shape, pose, box_pose, h, box_margin, &contact.normal)
         .ok_or(Unsupported)?;
     let n = exact.normal.into_inner();
     let centre = pose.translation.vector;
@@ -390,9 +390,9 @@ fn geometry(
             Core::Box { half_extents },
         ) if supported_pair => disc_on_box_face(
             a,
+            &ca.shape,
             pa,
             *radius,
-            ca.shape.margin(),
             b,
             pb,
             half_extents,
@@ -408,9 +408,9 @@ fn geometry(
         ) if supported_pair => {
             let g = disc_on_box_face(
                 b,
+                &cb.shape,
                 pb,
                 *radius,
-                cb.shape.margin(),
                 a,
                 pa,
                 half_extents,
