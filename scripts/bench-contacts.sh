@@ -2,8 +2,8 @@
 # The contact-robustness matrix: contacts that touch, rest, roll and stick (sliding and rolling),
 # at the documented settings (v_small 1e-5 … 1e-2 m/s, tolerances 1e-4 … 1e-8), each run to its
 # stop time with `fmu3d simulate`. Prints one Markdown row per case: wall time, integrator steps,
-# residual evaluations, contact and stick-slip events, or the failure. docs/benchmarks.md records
-# the table ("Contacts that last").
+# residual evaluations, contact and stick-slip events, or the failure. docs/benchmarks.md
+# summarizes the table ("Contacts that last"); docs/benchmarks-history.md records each run.
 #
 #   bash scripts/bench-contacts.sh            # every case (a few minutes on 2 cores)
 #

@@ -11,7 +11,8 @@ Each scene is simulated for the same time by
 The scenes read their numbers (radii, speeds, friction, masses) from the model files and from
 `fmu3d check`, so the peers follow the models. Run through `bash scripts/bench-peers.sh`, which
 installs the peers into .venv and builds fmu3d first. The mapping of each engine's contact model
-and its limits are described in docs/benchmarks.md.
+and its limits are described in docs/benchmarks-history.md ("Contacts beside MuJoCo and
+PyBullet"); the current figures are in docs/benchmarks.md.
 """
 
 from __future__ import annotations
