@@ -599,6 +599,23 @@ fn side(before: i8, value: f64) -> i8 {
     }
 }
 
+/// The sign recorded for a pair's signed distance `d` whose sign was `before` at the last
+/// restart: −1 while it penetrates, and while it was in contact and its shapes have parted by
+/// less than the pair's hold gap ([`PairTable::hold_gap`]); +1 apart; `before` at exactly zero.
+fn distance_side(before: i8, d: f64, hold_gap: f64) -> i8 {
+    if before < 0 && d < hold_gap {
+        -1
+    } else {
+        side(before, d)
+    }
+}
+
+/// Whether a pair recorded in contact (`distance_side` −1) is held across a gap: its shapes
+/// apart, its contact not ended.
+fn held_apart(side: i8, d: f64) -> bool {
+    side < 0 && d >= 0.0
+}
+
 /// The zero-crossing functions, one per collider (module documentation): collider a's is the
 /// least of its pairs' (a, b) signed distance and (in contact since the last restart) stick–slip
 /// switch, each times its sign at the last restart, and of the near list's cap
@@ -622,7 +639,12 @@ pub fn crossing_functions(
     for &(id, d) in distances {
         let pair = ws.pairs.get(id);
         let sides = ws.pairs.sides[id];
-        let mut value = f64::from(sides.distance) * d;
+        // In contact: the gap's rise through the hold gap (module documentation).
+        let mut value = if sides.distance < 0 {
+            ws.pairs.hold_gap(id) - d
+        } else {
+            d
+        };
         if pair.sticks && sides.distance < 0 && d < 0.0 {
             let switch = f64::from(sides.switch) * friction_switch(mechanism, ws, id, d);
             if switch != 0.0 {
@@ -666,18 +688,20 @@ pub fn process_crossings(mechanism: &Mechanism, ws: &mut Workspace) -> Crossings
     for &(id, d) in &distances {
         let sides = ws.pairs.sides[id];
         let switch = friction_switch(mechanism, ws, id, d);
-        let direction = |before: i8, now: f64| match (before, side(before, now)) {
+        let direction = |before: i8, now: i8| match (before, now) {
             (1, -1) => -1,
             (-1, 1) => 1,
             _ => 0,
         };
-        let (contact, switched) = (
-            direction(sides.distance, d),
-            direction(sides.switch, switch),
-        );
+        let now = distance_side(sides.distance, d, ws.pairs.hold_gap(id));
+        let contact = direction(sides.distance, now);
+        let switched = direction(sides.switch, side(sides.switch, switch));
         crossings.starts += usize::from(contact < 0);
         crossings.ends += usize::from(contact > 0);
-        changes.push((id, contact, switched));
+        // A contact held across a gap keeps its friction state: it has no force to judge by.
+        if !held_apart(now, d) {
+            changes.push((id, contact, switched));
+        }
     }
     for &(id, contact, switched) in &changes {
         if update_friction(mechanism, ws, id, contact < 0, switched) {
@@ -703,7 +727,7 @@ pub fn record_sides(mechanism: &Mechanism, ws: &mut Workspace, distances: &[(usi
     for (&(id, d), old) in distances.iter().zip(before) {
         let switch = friction_switch(mechanism, ws, id, d);
         let sides = Sides {
-            distance: side(old.distance, d),
+            distance: distance_side(old.distance, d, ws.pairs.hold_gap(id)),
             switch: side(old.switch, switch),
         };
         ws.pairs.sides[id] = sides;

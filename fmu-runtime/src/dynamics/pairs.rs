@@ -47,6 +47,12 @@ pub struct PairTable {
     /// The pairs with a side −1 (in contact, or slow enough to stick, at the last restart):
     /// their crossings are watched even when they have left the near list.
     pub marked: Vec<usize>,
+    /// Per pair: the smaller bounding radius of its two colliders [m], the length its hold gap
+    /// scales with ([`PairTable::hold_gap`]).
+    sizes: Vec<f64>,
+    /// The integrator's relative tolerance: a contact ends when its shapes part by this
+    /// fraction of the pair's size ([`PairTable::hold_gap`]); 0 ends it at zero distance.
+    pub hold_scale: f64,
 }
 
 impl PairTable {
@@ -72,6 +78,8 @@ impl PairTable {
         self.pairs.push(pair);
         self.frictions.push(Friction::default());
         self.sides.push(Sides::default());
+        let radius = |c: usize| set.colliders[c].shape.bounding_radius();
+        self.sizes.push(radius(a).min(radius(b)));
         self.index.insert((a, b), id);
         Some(id)
     }
@@ -94,6 +102,29 @@ impl PairTable {
     /// True when no pair has been met.
     pub fn is_empty(&self) -> bool {
         self.pairs.is_empty()
+    }
+
+    /// How far the shapes of pair `id` must part before a contact between them ends [m]: the
+    /// integrator's relative tolerance times the smaller of their bounding radii. A contact
+    /// whose shapes part by less (a resting neighbour's micro-gap in a heap, opened and closed
+    /// again at the scale of the integrator's error) goes on without an event: its force is
+    /// zero in the gap and continuous at zero distance, and its friction state is kept.
+    pub fn hold_gap(&self, id: usize) -> f64 {
+        self.hold_scale * self.sizes[id]
+    }
+
+    /// The pairs in contact at the last restart (side −1: penetrating, or held across a gap
+    /// smaller than [`PairTable::hold_gap`]), as collider indices in ascending order (for saved
+    /// states).
+    pub fn in_contact(&self) -> Vec<(usize, usize)> {
+        let mut pairs: Vec<_> = self
+            .marked
+            .iter()
+            .filter(|&&id| self.sides[id].distance < 0)
+            .map(|&id| (self.pairs[id].a, self.pairs[id].b))
+            .collect();
+        pairs.sort_unstable();
+        pairs
     }
 
     /// The pairs whose friction state is not the default, as collider indices (for saved

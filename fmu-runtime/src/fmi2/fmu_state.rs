@@ -139,6 +139,11 @@ pub fn serialize(state: &FmuState) -> Vec<u8> {
                 }
             }
             out.floats(&snapshot.cut_angles);
+            out.u32(snapshot.contacts.len() as u32);
+            for &(a, b) in &snapshot.contacts {
+                out.u32(a as u32);
+                out.u32(b as u32);
+            }
         }
     }
     out.0
@@ -229,6 +234,13 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                 frictions.push(((a, b), friction));
             }
             let cut_angles = r.floats().ok_or_else(broken)?;
+            let count = r.u32().ok_or_else(broken)? as usize;
+            let mut contacts = Vec::new();
+            for _ in 0..count {
+                let a = r.u32().ok_or_else(broken)? as usize;
+                let b = r.u32().ok_or_else(broken)? as usize;
+                contacts.push((a, b));
+            }
             Some(Snapshot {
                 t,
                 y,
@@ -236,6 +248,7 @@ pub fn deserialize(bytes: &[u8], guid: &str) -> Result<FmuState, String> {
                 signals,
                 frictions,
                 cut_angles,
+                contacts,
             })
         }
         _ => return Err(broken()),
@@ -381,6 +394,7 @@ mod tests {
                         ),
                     ],
                     cut_angles: vec![7.5],
+                    contacts: vec![(0, 1), (2, 9)],
                 }),
             },
         )

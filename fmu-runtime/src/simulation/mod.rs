@@ -224,6 +224,10 @@ pub struct Snapshot {
     pub frictions: Vec<((usize, usize), Friction)>,
     /// The angle of every cut-joint reported last (see [`Simulation::joint_coordinates`]).
     pub cut_angles: Vec<f64>,
+    /// The collision pairs in contact at the last restart, in ascending order: with those
+    /// whose shapes have parted by less than their hold gap ([`crate::dynamics::contacts::PairTable::hold_gap`]), which
+    /// the state alone does not tell.
+    pub contacts: Vec<(usize, usize)>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -327,6 +331,8 @@ impl Simulation {
             yp0.resize(PADDING, 0.0);
         }
         let tolerance = options.tolerance.unwrap_or(spec.experiment.tolerance);
+        // A contact's shapes part by a fraction `tolerance` of their size before it ends.
+        workspace.pairs.hold_scale = tolerance;
         // Bodies that may touch: their Jacobian columns are formed together, with increments
         // that resolve the contact law's speed bands (`dynamics::Branches`); many bodies
         // without contacts: the same, for the block solver.

@@ -275,14 +275,17 @@ impl Simulation {
             yp: self.ida.yp().to_vec(),
             signals: self.ida.system().signals.iter().map(|(s, _)| *s).collect(),
             frictions: self.ida.system().workspace.pairs.held_frictions(),
+            contacts: self.ida.system().workspace.pairs.in_contact(),
             cut_angles: self.cut_angles.clone(),
         })
     }
 
     /// Puts the simulation back to a snapshot taken from a simulation of the same model.
     pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), SimulationError> {
+        // The integrator's size: a model without states has one padding entry.
+        let size = self.ida.size();
         let dae = self.ida.system_mut();
-        if snapshot.y.len() != dae.mechanism.len()
+        if snapshot.y.len() != size
             || snapshot.yp.len() != snapshot.y.len()
             || snapshot.signals.len() != dae.signals.len()
             || snapshot
@@ -290,6 +293,10 @@ impl Simulation {
                 .iter()
                 .any(|&((a, b), _)| dae.mechanism.collisions.pair(a, b).is_none())
             || snapshot.cut_angles.len() != self.cut_angles.len()
+            || snapshot
+                .contacts
+                .iter()
+                .any(|&(a, b)| dae.mechanism.collisions.pair(a, b).is_none())
             || snapshot
                 .signals
                 .iter()
@@ -320,10 +327,16 @@ impl Simulation {
             &snapshot.yp,
         );
         let distances = contacts::near_distances(&dae.mechanism, &mut dae.workspace, false);
-        // Every side from scratch: the restored state's own, as its restart recorded them.
+        // Every side from scratch: the restored state's own, as its restart recorded them
+        // (a contact held across a gap from the list of contacts).
         let table = &mut dae.workspace.pairs;
         table.sides.fill(contacts::Sides::default());
         table.marked.clear();
+        for &(a, b) in &snapshot.contacts {
+            if let Some(id) = table.register(&dae.mechanism.collisions, a, b) {
+                table.sides[id].distance = -1;
+            }
+        }
         contacts::record_sides(&dae.mechanism, &mut dae.workspace, &distances);
         self.cut_angles.clone_from(&snapshot.cut_angles);
         self.ida.reinit(snapshot.t, &snapshot.y, &snapshot.yp)?;
