@@ -8,6 +8,11 @@
 # The scale scenes run only when named (minutes; docs/benchmarks.md, "Many bodies"):
 #
 #   bash scripts/bench-peers.sh --scenes pour chain --pour-sizes 27,100,1000 --pour-stop 0.12
+#
+# and the work–precision figures (fmu3d over tolerances 1e-3 … 1e-9, the peers over their steps;
+# one PNG per scene into docs/images):
+#
+#   bash scripts/bench-peers.sh --scenes work_precision
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -102,6 +102,7 @@ class CheckedModel:
 
     parameters: dict[str, float]
     masses: dict[str, float]  # first object of each moving super-object → mass [kg]
+    tolerance: float  # the experiment's relative tolerance
 
 
 def check_model(model: Path) -> CheckedModel:
@@ -119,7 +120,10 @@ def check_model(model: Path) -> CheckedModel:
         m.group(1): float(m.group(2))
         for m in re.finditer(r"^\s*\d+: \[(\S+?)(?:,[^\n]*)?\] \w+ joint .*mass (\S+) kg", out, re.M)
     }
-    return CheckedModel(parameters, masses)
+    tolerance = re.search(r"^experiment:.*tolerance (\S+)", out, re.M)
+    if not tolerance:
+        sys.exit(f"error: `fmu3d check {model}` names no experiment tolerance")
+    return CheckedModel(parameters, masses, float(tolerance.group(1)))
 
 
 STATS = re.compile(
@@ -283,17 +287,19 @@ FMU3D_ROLLING_SETTINGS = (
 )
 
 
-def rolling_ball_fmu3d(workdir: Path, ball: RollingBall, stop: float, repeat: int) -> list[Run]:
+def rolling_ball_fmu3d(workdir: Path, ball: RollingBall, stop: float, repeat: int,
+                       settings=FMU3D_ROLLING_SETTINGS) -> list[Run]:
     """The timed run at the model's output interval gives the wall time, the statistics and the
     final speed. The transition is located on the integrator's dense output: a second run over
-    twice t* with outputs every 10 µs (1 ms samples would add their own interpolation error)."""
+    twice t* with outputs every 10 µs (1 ms samples would add their own interpolation error).
+    `settings`: (name, v_small or None, tolerance or None) per run."""
 
     def metrics(columns: dict[str, np.ndarray]) -> dict[str, float]:
         vec = lambda name: np.column_stack([columns[f"ball.{name}[{k}]"] for k in (1, 2, 3)])
         return slip_metrics(ball, columns["time"], vec("v"), vec("w"), columns["ball.r[2]"], up=1)
 
     runs = []
-    for setting, v_small, tolerance in FMU3D_ROLLING_SETTINGS:
+    for setting, v_small, tolerance in settings:
         model = rolling_ball_variant(REPO / "models" / "rolling_ball.m3d", workdir, v_small)
         run, columns = run_fmu3d(model, stop, tolerance, repeat, setting)
         _, dense = run_fmu3d(model, 2 * ball.t_roll, tolerance, 1, setting, output_step=1e-5)
@@ -549,12 +555,16 @@ class Trajectory:
     w: np.ndarray
 
 
-def run_peers(scene: Scene, engines: list[str], stop: float, repeat: int, record_until: float):
+def run_peers(scene: Scene, engines: list[str], stop: float, repeat: int, record_until: float,
+              settings_of=None):
     """Per engine and setting: the Run (median wall time of the stepping alone, the world built
     and reset outside the clock), the final states of all spheres, and the Trajectory of every
-    step up to `record_until` (a separate, untimed run)."""
+    step up to `record_until` (a separate, untimed run). `settings_of(key)` gives an engine's
+    settings by name (default: its settings in PEERS)."""
     for key in engines:
         engine, World, settings = PEERS[key]
+        if settings_of is not None:
+            settings = settings_of(key)
         for name, setting in settings.items():
             world = World(scene, setting)
             try:
@@ -607,12 +617,12 @@ COMMON_HEADERS = ["engine", "setting", "wall [s]", "CPU [s]", "CPU / fmu3d's",
 # Rolling ball
 
 
-def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
+def rolling_ball_setup(workdir: Path) -> tuple[RollingBall, Scene, CheckedModel]:
+    """The rolling ball's closed form, its scene for the peers and what `fmu3d check` says."""
     model = rolling_ball_variant(REPO / "models" / "rolling_ball.m3d", workdir)
     checked = check_model(model)
     p = checked.parameters
     ball = RollingBall(p["r"], p["v0"], p["mu_k"], checked.masses["ball"])
-    runs = rolling_ball_fmu3d(workdir, ball, stop, repeat)
     half = ROLLING_BALL_TABLE_LENGTH / 2
     table_pair = shipped_pairs()[frozenset(("billiard_ball", "billiard_table"))]
     scene = Scene(
@@ -622,9 +632,24 @@ def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[st
         ball_ball=Pair(1.0, 0.0, 0.0),
         ball_box={"table": Pair(table_pair.cor, p["mu_k"], p["mu_r"])},
     )
-    for run, _, path in run_peers(scene, engines, stop, repeat, record_until=stop):
+    return ball, scene, checked
+
+
+def rolling_ball_peers(ball: RollingBall, scene: Scene, engines: list[str], stop: float,
+                       repeat: int, settings_of=None) -> list[Run]:
+    """The peers' runs of the rolling ball, with their slip metrics."""
+    runs = []
+    for run, _, path in run_peers(scene, engines, stop, repeat, stop, settings_of):
         run.metrics = slip_metrics(ball, path.t, path.v[:, 0], path.w[:, 0], path.x[:, 0, 2], up=2)
         runs.append(run)
+    return runs
+
+
+def rolling_ball_scene(workdir: Path, stop: float, repeat: int, engines: list[str]) -> str:
+    ball, scene, checked = rolling_ball_setup(workdir)
+    p = checked.parameters
+    runs = rolling_ball_fmu3d(workdir, ball, stop, repeat)
+    runs += rolling_ball_peers(ball, scene, engines, stop, repeat)
 
     reference = runs[0]
     headers = list(COMMON_HEADERS)
@@ -734,6 +759,46 @@ def billiard16_scene(workdir: Path, stop: float, repeat: int, engines: list[str]
     # (Run, Trajectory, end positions, vertical axis, axis normal to the mirror plane)
     runs = [(run, path, path.x[-1], 1, 2)]
 
+    scene, impact = billiard16_peer_scene(checked, names, path)
+    for peer_run, final, peer_path in run_peers(scene, engines, stop, repeat, 2 * impact):
+        end = np.array([position for position, _, _ in final])
+        runs.append((peer_run, peer_path, end, 2, 1))
+
+    headers = COMMON_HEADERS + ["first impact [ms]", "error", "mirror-symmetry error at 5 s [mm]",
+                                "balls off the bed"]
+    rows = []
+    for r, trajectory, end, up, mirror_axis in runs:
+        metrics = break_metrics(trajectory, end, up, mirror_axis, radius, impact)
+        rows.append(common_columns(r, runs[0][0]) + [
+            f"{metrics['first_impact'] * 1e3:.3f}",
+            f"{metrics['first_impact_err']:.2e}",
+            f"{metrics['mirror'] * 1e3:.3g}",
+            str(off_the_bed(end, radius, bed, up)),
+        ])
+    table = shipped_pairs()[frozenset(("billiard_ball", "billiard_table"))]
+    return (
+        f"billiard16 ({stop:g} s): {len(names)} balls, r = {radius} m, m = "
+        f"{checked.masses[names[0]]:.4f} kg, cue at {p['v_cue']} m/s; closed form of the first "
+        f"impact (sliding, then rolling against mu_r = {table.mu_r}): {impact * 1e3:.3f} ms\n"
+        + format_table(headers, rows)
+    )
+
+
+def break_metrics(trajectory: Trajectory, end: np.ndarray, up: int, mirror_axis: int,
+                  radius: float, impact: float) -> dict[str, float]:
+    """The break's error measures: the first impact's instant and its relative error against
+    the closed form, and the mirror-symmetry error of the end positions [m]."""
+    t_impact = first_impact(trajectory, radius, up)
+    return {"first_impact": t_impact,
+            "first_impact_err": abs(t_impact - impact) / impact,
+            "mirror": mirror_error(trajectory.x[0], end, mirror_axis)}
+
+
+def billiard16_peer_scene(checked: CheckedModel, names: list[str], path: Trajectory):
+    """The break for the peers, from the model's parameters and fmu3d's start state (`path`),
+    and the closed form of the first impact's instant [s]."""
+    p = checked.parameters
+    radius = p["r"]
     pairs = shipped_pairs()
     table = pairs[frozenset(("billiard_ball", "billiard_table"))]
     travel = np.linalg.norm(path.x[0, 0] - path.x[0, names.index("ball[1]")]) - 2 * radius
@@ -755,27 +820,7 @@ def billiard16_scene(workdir: Path, stop: float, repeat: int, engines: list[str]
         ball_ball=pairs[frozenset(("billiard_ball",))],
         ball_box={m: pairs[frozenset(("billiard_ball", m))] for m in ("billiard_table", "cushion")},
     )
-    for peer_run, final, peer_path in run_peers(scene, engines, stop, repeat, 2 * impact):
-        end = np.array([position for position, _, _ in final])
-        runs.append((peer_run, peer_path, end, 2, 1))
-
-    headers = COMMON_HEADERS + ["first impact [ms]", "error", "mirror-symmetry error at 5 s [mm]",
-                                "balls off the bed"]
-    rows = []
-    for r, trajectory, end, up, mirror_axis in runs:
-        t_impact = first_impact(trajectory, radius, up)
-        rows.append(common_columns(r, runs[0][0]) + [
-            f"{t_impact * 1e3:.3f}",
-            f"{abs(t_impact - impact) / impact:.2e}",
-            f"{mirror_error(trajectory.x[0], end, mirror_axis) * 1e3:.3g}",
-            str(off_the_bed(end, radius, bed, up)),
-        ])
-    return (
-        f"billiard16 ({stop:g} s): {len(names)} balls, r = {radius} m, m = "
-        f"{checked.masses[names[0]]:.4f} kg, cue at {p['v_cue']} m/s; closed form of the first "
-        f"impact (sliding, then rolling against mu_r = {table.mu_r}): {impact * 1e3:.3f} ms\n"
-        + format_table(headers, rows)
-    )
+    return scene, impact
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1077,9 +1122,177 @@ def chain_scene(workdir: Path, sizes: list[int], stop: float, repeat: int) -> st
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# Work against precision: fmu3d over its tolerance, the peers over their step
+
+
+# fmu3d's relative tolerances, and the peers' fixed steps [s]: a decade and more either side of
+# PyBullet's 1/240 s and MuJoCo's 2 ms (each decade in two steps of √10).
+WORK_PRECISION_TOLERANCES = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)
+WORK_PRECISION_STEPS = {
+    "pybullet": (1 / 24, 1 / 76, 1 / 240, 1 / 760, 1 / 2400, 1 / 7600, 1 / 24000),
+    "mujoco": (2e-2, 6.3e-3, 2e-3, 6.3e-4, 2e-4, 6.3e-5, 2e-5),
+}
+PEER_DEFAULT_STEPS = {"pybullet": 1 / 240, "mujoco": 2e-3}
+
+
+def step_settings(key: str) -> dict[str, dict]:
+    """A peer's settings by name over WORK_PRECISION_STEPS: its defaults but the step."""
+    settings = {}
+    for dt in WORK_PRECISION_STEPS[key]:
+        setting = {"timestep": dt} if key == "pybullet" else {"option": {"timestep": dt}}
+        settings[f"dt {dt:.3g} s"] = setting
+    return settings
+
+
+@dataclass
+class Point:
+    """One run of a work–precision line: its CPU time [s] and its errors by measure."""
+
+    engine: str
+    setting: str
+    default: bool
+    cpu: float
+    steps: int | None
+    errors: dict[str, float]
+
+
+def peer_point(key: str, run: Run, errors: dict[str, float]) -> Point:
+    dt = float(run.setting.split()[1])
+    default = math.isclose(dt, PEER_DEFAULT_STEPS[key], rel_tol=1e-3)
+    return Point(run.engine, run.setting, default, run.cpu, run.steps, errors)
+
+
+def fmu3d_settings(model_tolerance: float):
+    return [(f"tol {tol:g}", tol, math.isclose(tol, model_tolerance))
+            for tol in WORK_PRECISION_TOLERANCES]
+
+
+def rolling_ball_work_precision(workdir: Path, stop: float, repeat: int, engines: list[str]):
+    """The rolling ball's points: the relative errors of the slip's fall below 1 mm/s and of the
+    rolling speed at the stop time, against the closed form."""
+    ball, scene, checked = rolling_ball_setup(workdir)
+    measures = {"t_err_0.001": "transition time t(slip < 1 mm/s), relative error",
+                "v_err": f"rolling speed at {stop:g} s, relative error"}
+    points = []
+    for name, tol, default in fmu3d_settings(checked.tolerance):
+        try:
+            (run,) = rolling_ball_fmu3d(workdir, ball, stop, repeat, [(name, None, tol)])
+        except subprocess.CalledProcessError as failed:
+            print(f"rolling_ball: fmu3d at {name} failed: {failed.stderr.strip()[-200:]}",
+                  file=sys.stderr)
+            continue
+        points.append(Point("fmu3d", name, default, run.cpu, run.steps,
+                            {k: run.metrics[k] for k in measures}))
+    for key in engines:
+        for run in rolling_ball_peers(ball, scene, [key], stop, repeat, step_settings):
+            points.append(peer_point(key, run, {k: run.metrics[k] for k in measures}))
+    return measures, points
+
+
+def billiard16_work_precision(workdir: Path, stop: float, repeat: int, engines: list[str]):
+    """The break's points: the first impact's instant against the closed form (relative), and
+    the end positions' distance from mirror symmetry [m]."""
+    model = REPO / "models" / "billiard16.m3d"
+    checked = check_model(model)
+    radius = checked.parameters["r"]
+    names = list(checked.masses)
+    measures = {"first_impact_err": "first impact's instant, relative error",
+                "mirror": f"mirror-symmetry error at {stop:g} s [m]"}
+    points, scene, impact = [], None, None
+    for name, tol, default in fmu3d_settings(checked.tolerance):
+        try:
+            run, columns = run_fmu3d(model, stop, tol, repeat, name)
+        except subprocess.CalledProcessError as failed:
+            print(f"billiard16: fmu3d at {name} failed: {failed.stderr.strip()[-200:]}",
+                  file=sys.stderr)
+            continue
+        path = fmu3d_trajectory(columns, names)
+        if scene is None:
+            scene, impact = billiard16_peer_scene(checked, names, path)
+        metrics = break_metrics(path, path.x[-1], 1, 2, radius, impact)
+        # The first impact on outputs every 0.1 ms up to twice its instant (the model's 10 ms
+        # samples extrapolated to the touch leave 2e-6 of the cue's deceleration; the peers'
+        # samples are their steps).
+        _, dense = run_fmu3d(model, 2 * impact, tol, 1, name, output_step=1e-4)
+        close = break_metrics(fmu3d_trajectory(dense, names), path.x[-1], 1, 2, radius, impact)
+        metrics["first_impact_err"] = close["first_impact_err"]
+        points.append(Point("fmu3d", name, default, run.cpu, run.steps,
+                            {k: metrics[k] for k in measures}))
+    if scene is None:
+        sys.exit("error: no fmu3d run of billiard16 succeeded")
+    for key in engines:
+        for run, final, path in run_peers(scene, [key], stop, repeat, 2 * impact, step_settings):
+            end = np.array([position for position, _, _ in final])
+            metrics = break_metrics(path, end, 2, 1, radius, impact)
+            points.append(peer_point(key, run, {k: metrics[k] for k in measures}))
+    return measures, points
+
+
+ENGINE_STYLES = {"fmu3d": ("tab:blue", "o"), "MuJoCo": ("tab:orange", "s"),
+                 "PyBullet": ("tab:green", "^")}
+
+
+def draw_work_precision(title: str, measures: dict[str, str], points: list[Point],
+                        path: Path) -> None:
+    """One panel per error measure: CPU time against error, log–log, a line per engine through
+    its settings, its default setting ringed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(measures), figsize=(6 * len(measures), 4.8))
+    for axis, (key, label) in zip(np.atleast_1d(axes), measures.items()):
+        for engine, (color, marker) in ENGINE_STYLES.items():
+            line = [p for p in points if p.engine == engine
+                    and math.isfinite(p.errors[key]) and p.errors[key] > 0 and p.cpu > 0]
+            if not line:
+                continue
+            axis.plot([p.errors[key] for p in line], [p.cpu for p in line], marker=marker,
+                      color=color, label=engine)
+            for p in line:
+                if p.default:
+                    axis.plot(p.errors[key], p.cpu, marker="o", markersize=16,
+                              markerfacecolor="none", markeredgecolor=color)
+                    axis.annotate(f"default ({p.setting})", (p.errors[key], p.cpu),
+                                  textcoords="offset points", xytext=(8, 8), fontsize=8,
+                                  color=color)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel(label)
+        axis.set_ylabel("CPU time [s]")
+        axis.grid(True, which="both", alpha=0.3)
+        axis.legend()
+    figure.suptitle(title)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def work_precision_scene(workdir: Path, stop: float, repeat: int, engines: list[str],
+                         figures: Path) -> str:
+    """Both scenes' work–precision points as tables, and one PNG per scene in `figures`."""
+    texts = []
+    for scene, measure in (("rolling_ball", rolling_ball_work_precision),
+                           ("billiard16", billiard16_work_precision)):
+        measures, points = measure(workdir, stop, repeat, engines)
+        png = figures / f"work-precision-{scene}.png"
+        draw_work_precision(f"{scene} ({stop:g} s): CPU time against error", measures, points,
+                            png)
+        headers = ["engine", "setting", "CPU [s]", "steps"] + list(measures.values())
+        rows = [[p.engine, p.setting + (" (default)" if p.default else ""), f"{p.cpu:.4g}",
+                 "–" if p.steps is None else str(p.steps)]
+                + [f"{p.errors[k]:.3g}" for k in measures] for p in points]
+        texts.append(f"work–precision, {scene} ({stop:g} s), drawn in {png}\n"
+                     + format_table(headers, rows))
+    return "\n\n".join(texts)
+
+
 SCENES = {"rolling_ball": rolling_ball_scene, "billiard16": billiard16_scene}
-# Run only when asked for (`--scenes pour chain`): minutes each.
-SCALE_SCENES = ("pour", "chain")
+# Run only when asked for (`--scenes pour chain work_precision`): minutes each.
+SCALE_SCENES = ("pour", "chain", "work_precision")
 
 
 def numbers(text: str, kind):
@@ -1105,6 +1318,8 @@ def main() -> None:
     parser.add_argument("--chain-sizes", default="2,4,8,16,32,64", help="links N of the chain")
     parser.add_argument("--chain-stop", type=float, default=1.0,
                         help="simulated time of the chain [s]")
+    parser.add_argument("--figures", type=Path, default=REPO / "docs" / "images",
+                        help="where work_precision draws its PNGs")
     # Internal: the MuJoCo run of one pour size, in a process of its own (see mujoco_child).
     parser.add_argument("--mujoco-child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -1122,6 +1337,9 @@ def main() -> None:
                     sys.exit("error: --pour-stop needs one value, or one per --pour-sizes")
                 timeout = args.mujoco_timeout if "mujoco" in args.engines else None
                 text = pour_scene(Path(workdir), sizes, stops, args.repeat, timeout)
+            elif scene == "work_precision":
+                text = work_precision_scene(Path(workdir), args.stop_time, args.repeat,
+                                            args.engines, args.figures)
             elif scene == "chain":
                 text = chain_scene(Path(workdir), numbers(args.chain_sizes, int),
                                    args.chain_stop, args.repeat)
