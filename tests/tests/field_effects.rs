@@ -1,8 +1,8 @@
 //! One field's effect each, in a scene where it dominates, against a closed form: the rest
 //! position of a joint's spring, a prismatic joint's start values and damper, a line spring and
 //! a line damper, a fixed joint's rotation, a free joint's start rotation and spin, a point
-//! mass's gravity, a contact output's distance, a drive train's damper, and a drive spring's
-//! unstretched angle with the start angle of the inertia before it. Each had no test of its own
+//! mass's gravity, a contact output's distance, a box's contact smoothing, a drive train's
+//! damper, and a drive spring's unstretched angle with the start angle of the inertia before it. Each had no test of its own
 //! (docs/testing.md, feature table): a wrong sign or a coefficient off by 10 % in any of them
 //! passed the whole suite.
 //!
@@ -381,4 +381,41 @@ joint drop free { from = world; to = ball; position = [0, 0.025, 0] m }
     );
     // At rest the spring carries the weight exactly (7.7e-12 measured).
     assert!(error.abs() < 1e-6, "depth {depth} m, expected {expected} m");
+}
+
+/// A box's contact `smoothing` a is the radius of the spheres at its corners, on which it rests
+/// on a face: four Hertz contacts of radius a, each carrying m g / 4, sink by
+/// δ = (m g / (4 c_res · 4/3 √a))^(2/3), with c_res the plane-strain moduli of steel and dry
+/// wood (E = 2.0e11 Pa, ν = 0.3; 1.1e10 Pa, 0.4; docs/model-format.md) in series. The floor's
+/// own smoothing (0.1 mm) is not on the path. A radius 10 % off moves δ by 3 %.
+#[test]
+fn a_boxs_smoothing_is_the_radius_of_the_corner_contacts_it_rests_on() {
+    let plane_strain = |e: f64, nu: f64| e / (1.0 - nu * nu);
+    let (steel, wood) = (plane_strain(2.0e11, 0.3), plane_strain(1.1e10, 0.4));
+    let c_res = steel * wood / (steel + wood);
+    for smoothing in [2e-3f64, 4e-3] {
+        let run = run(
+            &format!(
+                r#"
+model resting_box "a steel-faced block resting on a wooden floor"
+object floor {{ parent = world; position = [0, -0.05, 0] m; shape box {{ lengths = [1, 0.1, 1] m }}; contact {{ material = dry_wood; smoothing = 0.1 mm }} }}
+object block {{ shape box {{ lengths = [0.1, 0.1, 0.1] m }}; mass {{ m = 1 kg; inertia = diag(0.002, 0.002, 0.002) kg.m2 }}; contact {{ material = steel; smoothing = {smoothing} m }}; output = true }}
+joint drop free {{ from = world; to = block; position = [0, 0.05, 0] m }}
+"#
+            ),
+            2.0,
+            0.01,
+        );
+        let height = *run.column("block.r[2]").last().expect("samples");
+        let sunk = 0.05 - height;
+        let expected = (9.81 / (4.0 * c_res * 4.0 / 3.0 * smoothing.sqrt())).powf(2.0 / 3.0);
+        let error = (sunk / expected - 1.0).abs();
+        eprintln!(
+            "smoothing {smoothing} m: sunk {sunk:.6e} m, Hertz {expected:.6e} m ({error:.1e})"
+        );
+        assert!(
+            error < 1e-9,
+            "smoothing {smoothing} m: {sunk} m against {expected} m"
+        );
+    }
 }
