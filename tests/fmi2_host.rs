@@ -223,6 +223,11 @@ impl Slave {
     /// fmi2SetupExperiment (with the `tolerance` and `stop` time given, if any) and
     /// fmi2EnterInitializationMode, each asserted fmi2OK.
     pub fn enter_initialization(&self, tolerance: Option<f64>, stop: Option<f64>) {
+        self.enter_initialization_at(tolerance, 0.0, stop);
+    }
+
+    /// As [`Slave::enter_initialization`], from the start time `start`.
+    pub fn enter_initialization_at(&self, tolerance: Option<f64>, start: f64, stop: Option<f64>) {
         // SAFETY: a live instance.
         unsafe {
             assert_eq!(
@@ -230,7 +235,7 @@ impl Slave {
                     self.c,
                     tolerance.is_some() as i32,
                     tolerance.unwrap_or(0.0),
-                    0.0,
+                    start,
                     stop.is_some() as i32,
                     stop.unwrap_or(0.0)
                 ),

@@ -9,7 +9,6 @@
 //! (docs/engine.md, "A contact ends at its hold gap").
 
 use fmu3d_tests::fmi2_host::{value_reference, Resources, Slave};
-use fmu_runtime::fmi2::exports::*;
 use fmu_runtime::fmi2::model_exchange::*;
 use fmu_runtime::fmi2::types::*;
 
@@ -42,23 +41,10 @@ fn indicator_count() -> usize {
         .event_indicator_count()
 }
 
-/// fmi2SetupExperiment with every argument given, then fmi2EnterInitializationMode.
+/// fmi2SetupExperiment with every argument given, fmi2EnterInitializationMode and
+/// fmi2ExitInitializationMode.
 fn set_up(slave: &Slave, tolerance: Option<f64>, start: f64, stop: Option<f64>) {
-    // SAFETY: a live instance.
-    unsafe {
-        assert_eq!(
-            fmi2SetupExperiment(
-                slave.c,
-                tolerance.is_some() as i32,
-                tolerance.unwrap_or(0.0),
-                start,
-                stop.is_some() as i32,
-                stop.unwrap_or(0.0)
-            ),
-            Fmi2Status::Ok
-        );
-        assert_eq!(fmi2EnterInitializationMode(slave.c), Fmi2Status::Ok);
-    }
+    slave.enter_initialization_at(tolerance, start, stop);
     slave.exit_initialization();
 }
 
