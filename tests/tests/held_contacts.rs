@@ -112,8 +112,9 @@ fn a_held_contacts_indicator_is_its_hold_gap_less_its_gap() {
     assert!(worst < 1e-15, "{worst:e} m");
 }
 
-/// A snapshot taken while the contact is held across its gap carries it: the restored
-/// simulation, as the original, makes no event when the gap closes again. Restored from the
+/// A snapshot taken while the contact is held across its gap carries it, with the friction
+/// state it had: the restored simulation, as the original, makes no event when the gap closes
+/// again. Restored from the
 /// state alone, the contact would count as apart and start again at zero distance.
 #[test]
 fn a_snapshot_keeps_a_contact_held_across_its_gap() {
@@ -124,6 +125,13 @@ fn a_snapshot_keeps_a_contact_held_across_its_gap() {
     assert!(gap(a, 0.5 * PERIOD) > 0.0);
     let snapshot = original.snapshot().expect("snapshot");
     assert_eq!(snapshot.contacts.len(), 1, "the held contact is saved");
+    // It kept the friction state it started with (at rest on the floor: not sliding), which a
+    // contact that ended would have lost.
+    assert_eq!(
+        snapshot.frictions.len(),
+        1,
+        "the held contact's friction state is kept"
+    );
     let mut restored = ball_over_floor(a);
     restored.restore(&snapshot).expect("restore");
     for sim in [&mut original, &mut restored] {
